@@ -1,0 +1,172 @@
+// FsaBackend against a small in-memory model of the File System Access API (the real one is
+// exercised by the app's Playwright tests). The model follows the spec where it matters to
+// us: getFileHandle({create}) makes an empty file at once, createWritable() writes to a swap
+// buffer committed on close(), move() renames, and errors are DOMExceptions by name.
+
+import { describe, expect, it } from 'vitest';
+import { backendConformanceSuite, expectBytes, expectCode, listAll, testObject } from './conformance';
+import { FsaBackend } from './fsa';
+
+const dom = (name: string) => new DOMException(name, name);
+
+interface ModelOptions {
+  /** `undefined`: no move(); otherwise the DOMException name move() throws, or '' to work. */
+  move?: string;
+}
+
+class ModelFile {
+  readonly kind = 'file';
+  data = new Uint8Array(0);
+  constructor(
+    public name: string,
+    public parent: ModelDir,
+  ) {}
+
+  #check(): void {
+    if (this.parent.entries.get(this.name) !== this) throw dom('NotFoundError');
+  }
+
+  async getFile(): Promise<Blob> {
+    this.#check();
+    return new Blob([this.data]);
+  }
+
+  async createWritable() {
+    this.#check();
+    const chunks: Uint8Array[] = [];
+    return {
+      write: async (d: Uint8Array) => void chunks.push(d.slice()),
+      close: async () => {
+        const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+        let at = 0;
+        for (const c of chunks) out.set(c, (at += c.length) - c.length);
+        this.data = out;
+      },
+      abort: async () => {},
+    };
+  }
+}
+
+class ModelDir {
+  readonly kind = 'directory';
+  readonly entries = new Map<string, ModelDir | ModelFile>();
+  constructor(
+    public name: string,
+    readonly opts: ModelOptions,
+  ) {}
+
+  async getDirectoryHandle(name: string, o: { create?: boolean } = {}): Promise<ModelDir> {
+    const e = this.entries.get(name);
+    if (e instanceof ModelFile) throw dom('TypeMismatchError');
+    if (e) return e;
+    if (!o.create) throw dom('NotFoundError');
+    const d = new ModelDir(name, this.opts);
+    this.entries.set(name, d);
+    return d;
+  }
+
+  async getFileHandle(name: string, o: { create?: boolean } = {}): Promise<ModelFile> {
+    const e = this.entries.get(name);
+    if (e instanceof ModelDir) throw dom('TypeMismatchError');
+    if (e) return e;
+    if (!o.create) throw dom('NotFoundError');
+    const f = this.#file(name);
+    this.entries.set(name, f);
+    return f;
+  }
+
+  #file(name: string): ModelFile {
+    const f = new ModelFile(name, this);
+    const how = this.opts.move;
+    if (how !== undefined) {
+      Object.assign(f, {
+        move: async (dir: ModelDir, newName: string) => {
+          if (how) throw dom(how);
+          f.parent.entries.delete(f.name);
+          dir.entries.set(newName, f);
+          f.name = newName;
+          f.parent = dir;
+        },
+      });
+    }
+    return f;
+  }
+
+  async removeEntry(name: string): Promise<void> {
+    if (!this.entries.delete(name)) throw dom('NotFoundError');
+  }
+
+  async *values() {
+    yield* [...this.entries.values()];
+  }
+}
+
+function model(opts: ModelOptions = { move: '' }) {
+  const root = new ModelDir('picked', opts);
+  return { root, handle: root as unknown as FileSystemDirectoryHandle };
+}
+
+backendConformanceSuite('FsaBackend (API model with move)', async () => ({
+  backend: await FsaBackend.create(model().handle),
+  cleanup: async () => {},
+}));
+
+describe('FsaBackend', () => {
+  it('creates restic\'s layout and refuses to create over a config', async () => {
+    const { root, handle } = model();
+    const be = await FsaBackend.create(handle);
+    expect([...root.entries.keys()].sort()).toEqual(['data', 'index', 'keys', 'locks', 'snapshots']);
+    expect((root.entries.get('data') as ModelDir).entries.size).toBe(256);
+    expect(be.location).toBe('fsa:picked');
+    await be.save({ type: 'config', name: '' }, new Uint8Array([1]));
+    await expectCode(FsaBackend.create(handle), 'REPO_EXISTS');
+  });
+
+  it('stores a pack at data/<2 hex>/<id> and leaves no temp file', async () => {
+    const { root, handle } = model();
+    const be = await FsaBackend.create(handle);
+    const { h, data } = await testObject('data', 1, 100);
+    await be.save(h, data);
+    const sub = (root.entries.get('data') as ModelDir).entries.get(h.name.slice(0, 2)) as ModelDir;
+    expect([...sub.entries.keys()]).toEqual([h.name]);
+  });
+
+  it.each([
+    ['without move()', undefined],
+    ['when move() is not supported', 'NotSupportedError'],
+  ])('saves in place %s', async (_, move) => {
+    const { root, handle } = model({ move });
+    const be = await FsaBackend.create(handle);
+    for (const seed of [2, 3]) {
+      const { h, data } = await testObject('keys', seed, 100);
+      await be.save(h, data);
+      expectBytes(await be.load(h), data);
+    }
+    expect([...(root.entries.get('keys') as ModelDir).entries.keys()].every((n) => !n.includes('-tmp-'))).toBe(true);
+    expect(await listAll(be, 'keys')).toHaveLength(2);
+  });
+
+  it('lists only objects and treats a missing directory as empty', async () => {
+    const { root, handle } = model();
+    const be = await FsaBackend.create(handle);
+    const { h, data } = await testObject('index', 4, 10);
+    await be.save(h, data);
+    const index = root.entries.get('index') as ModelDir;
+    await index.getFileHandle(`${h.name}-tmp-0011`, { create: true });
+    await index.getFileHandle(`${h.name}.crswap`, { create: true });
+    await index.getFileHandle('.DS_Store', { create: true });
+    await index.getDirectoryHandle('nested', { create: true });
+    expect(await listAll(be, 'index')).toEqual([{ name: h.name, size: 10 }]);
+    root.entries.delete('locks');
+    expect(await listAll(be, 'locks')).toEqual([]);
+  });
+
+  it('maps lost permission to ACCESS_DENIED', async () => {
+    const { root, handle } = model();
+    const be = await FsaBackend.create(handle);
+    root.getDirectoryHandle = async () => {
+      throw dom('NotAllowedError');
+    };
+    await expectCode(be.stat({ type: 'keys', name: 'aa' }), 'ACCESS_DENIED');
+  });
+});

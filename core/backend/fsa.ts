@@ -1,0 +1,252 @@
+// A backend over the File System Access API: a folder the user picked (an external disk
+// becomes an ordinary restic repository) or the origin-private file system
+// (`navigator.storage.getDirectory()`). Same layout and temp-file discipline as restic's local
+// backend (see ./local-layout.ts). Browser specifics and why each step is as it is: ./fsa.md.
+// Permission prompts (`requestPermission`) belong to the app, not here.
+
+import { CairnError, abortError, throwIfAborted } from '../errors';
+import { handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions } from './backend';
+import { DATA_SUBDIRS, TYPE_DIRS, isListableName, pathSegments, tempName } from './local-layout';
+import { checkLoadOptions, resolveRange } from './range';
+
+export interface FsaBackendOptions {
+  /** Requests handled well at once (default 4). */
+  connections?: number;
+  /** Shown to the user (default `fsa:<folder name>`). */
+  location?: string;
+}
+
+/** `move()` is in Chrome, Edge, Firefox and Safari's OPFS but not yet in TypeScript's lib. */
+type MovableFileHandle = FileSystemFileHandle & { move?(parent: FileSystemDirectoryHandle, name: string): Promise<void> };
+
+/** The part of FileSystemSyncAccessHandle we use (typed here: it exists in dedicated workers only). */
+interface SyncAccessHandle {
+  truncate(size: number): void;
+  write(buffer: Uint8Array<ArrayBuffer>, options?: { at?: number }): number;
+  flush(): void;
+  close(): void;
+}
+type WorkerFileHandle = FileSystemFileHandle & { createSyncAccessHandle?(): Promise<SyncAccessHandle> };
+
+export class FsaBackend implements Backend {
+  readonly location: string;
+  readonly connections: number;
+  readonly #root: FileSystemDirectoryHandle;
+  #moveWorks = true;
+
+  constructor(root: FileSystemDirectoryHandle, opts: FsaBackendOptions = {}) {
+    this.#root = root;
+    this.location = opts.location ?? `fsa:${root.name}`;
+    this.connections = opts.connections ?? 4;
+  }
+
+  /** Makes the directory tree of a new repository; fails if `config` exists. */
+  static async create(root: FileSystemDirectoryHandle, opts: FsaBackendOptions = {}): Promise<FsaBackend> {
+    const be = new FsaBackend(root, opts);
+    try {
+      if (await root.getFileHandle('config').then(() => true, notFoundAsFalse)) {
+        throw new CairnError('REPO_EXISTS', `a repository already exists in ${be.location}`, { op: 'create' });
+      }
+      for (const d of TYPE_DIRS) await root.getDirectoryHandle(d, { create: true });
+      const data = await root.getDirectoryHandle('data', { create: true });
+      for (let i = 0; i < DATA_SUBDIRS.length; i += 16) {
+        await Promise.all(DATA_SUBDIRS.slice(i, i + 16).map((d) => data.getDirectoryHandle(d, { create: true })));
+      }
+    } catch (e) {
+      throw domError(e, 'create', be.location);
+    }
+    return be;
+  }
+
+  async save(h: Handle, data: Uint8Array, opts: RequestOptions = {}): Promise<void> {
+    throwIfAborted(opts.signal);
+    const { dirs, name } = split(h);
+    let dir: FileSystemDirectoryHandle | undefined;
+    const tmp = tempName(name, randomHex());
+    try {
+      dir = await this.#dir(dirs, true);
+      // Write a temp file and move it into place, so the final name never shows an empty or
+      // half-written file, not even after a crash (getFileHandle({create}) makes an empty file).
+      const file: MovableFileHandle = await dir.getFileHandle(tmp, { create: true });
+      await writeFile(file, data, opts.signal);
+      throwIfAborted(opts.signal); // the last moment to back out
+      if (this.#moveWorks && typeof file.move === 'function') {
+        try {
+          await file.move(dir, name);
+          return;
+        } catch (e) {
+          if (!isMoveUnsupported(e)) throw e;
+          this.#moveWorks = false; // e.g. older Chrome outside the OPFS
+        }
+      }
+      // No move(): write in place. The swap file keeps this atomic while the page lives,
+      // but a crash before close() can leave an empty file under the final name.
+      await writeFile(await dir.getFileHandle(name, { create: true }), data, opts.signal);
+      await dir.removeEntry(tmp);
+    } catch (e) {
+      await dir?.removeEntry(tmp).catch(() => {});
+      throw domError(e, 'save', handleString(h), opts.signal);
+    }
+  }
+
+  async load(h: Handle, opts: LoadOptions = {}): Promise<Uint8Array> {
+    throwIfAborted(opts.signal);
+    checkLoadOptions(h, opts);
+    try {
+      const file = await (await this.#file(h)).getFile();
+      const { start, end } = resolveRange(h, file.size, opts);
+      const bytes = new Uint8Array(await file.slice(start, end).arrayBuffer());
+      throwIfAborted(opts.signal);
+      // A File is a snapshot; if the file changed since, slice() reads short or fails.
+      if (bytes.length !== end - start) throw new CairnError('BACKEND_IO', `short read of ${handleString(h)}`, { op: 'load', retryable: true });
+      return bytes;
+    } catch (e) {
+      throw domError(e, 'load', handleString(h), opts.signal);
+    }
+  }
+
+  async stat(h: Handle, opts: RequestOptions = {}): Promise<FileInfo> {
+    throwIfAborted(opts.signal);
+    try {
+      const file = await (await this.#file(h)).getFile();
+      return { name: h.type === 'config' ? 'config' : h.name, size: file.size };
+    } catch (e) {
+      throw domError(e, 'stat', handleString(h), opts.signal);
+    }
+  }
+
+  async *list(type: FileType, opts: RequestOptions = {}): AsyncIterable<FileInfo> {
+    throwIfAborted(opts.signal);
+    if (type === 'config') {
+      const fi = await this.stat({ type, name: '' }, opts).catch((e: unknown) => (isNotFoundError(e) ? undefined : Promise.reject(e)));
+      if (fi) yield fi;
+      return;
+    }
+    try {
+      const base = await this.#dir([type], false).catch((e: unknown) => (isNotFoundError(e) ? undefined : Promise.reject(e)));
+      if (!base) return; // a missing type directory lists as empty, as in restic
+      // `data` has one level of sub-directories; stray files beside them are ignored.
+      const dirs = type === 'data' ? await subdirs(base) : [base];
+      for (const dir of dirs) {
+        for await (const entry of dir.values()) {
+          throwIfAborted(opts.signal);
+          if (entry.kind !== 'file' || !isListableName(entry.name)) continue;
+          const size = await entry.getFile().then((f) => f.size, notFoundAsUndefined); // removed meanwhile
+          if (size !== undefined) yield { name: entry.name, size };
+        }
+      }
+    } catch (e) {
+      throw domError(e, 'list', type, opts.signal);
+    }
+  }
+
+  async remove(h: Handle, opts: RequestOptions = {}): Promise<void> {
+    throwIfAborted(opts.signal);
+    const { dirs, name } = split(h);
+    try {
+      await (await this.#dir(dirs, false)).removeEntry(name);
+    } catch (e) {
+      throw domError(e, 'remove', handleString(h), opts.signal);
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  async #dir(path: readonly string[], create: boolean): Promise<FileSystemDirectoryHandle> {
+    let dir = this.#root;
+    for (const name of path) dir = await dir.getDirectoryHandle(name, { create });
+    return dir;
+  }
+
+  async #file(h: Handle): Promise<FileSystemFileHandle> {
+    const { dirs, name } = split(h);
+    return (await this.#dir(dirs, false)).getFileHandle(name);
+  }
+}
+
+function split(h: Handle): { dirs: string[]; name: string } {
+  const segments = pathSegments(h);
+  return { dirs: segments.slice(0, -1), name: segments[segments.length - 1] as string };
+}
+
+async function subdirs(dir: FileSystemDirectoryHandle): Promise<FileSystemDirectoryHandle[]> {
+  const out: FileSystemDirectoryHandle[] = [];
+  for await (const entry of dir.values()) if (entry.kind === 'directory') out.push(entry);
+  return out;
+}
+
+/** Writes a whole file: createWritable() where it exists, else a sync access handle (OPFS in a worker, Safari before 26). */
+async function writeFile(file: WorkerFileHandle, data: Uint8Array, signal?: AbortSignal): Promise<void> {
+  const bytes = data as Uint8Array<ArrayBuffer>;
+  if (typeof file.createWritable === 'function') {
+    const writable = await file.createWritable(); // starts empty (keepExistingData: false)
+    try {
+      await writable.write(bytes);
+      throwIfAborted(signal);
+      await writable.close(); // commits the swap file
+    } catch (e) {
+      await writable.abort().catch(() => {});
+      throw e;
+    }
+    return;
+  }
+  if (typeof file.createSyncAccessHandle !== 'function') {
+    throw new CairnError('BACKEND_IO', 'this browser cannot write files here (no createWritable, not in a worker)', { op: 'save' });
+  }
+  const access: SyncAccessHandle = await file.createSyncAccessHandle();
+  try {
+    access.truncate(0);
+    for (let at = 0; at < bytes.length; ) at += access.write(bytes.subarray(at), { at });
+    access.flush();
+  } finally {
+    access.close();
+  }
+}
+
+function randomHex(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function domName(e: unknown): string | undefined {
+  return e instanceof Error || (typeof DOMException !== 'undefined' && e instanceof DOMException) ? (e as Error).name : undefined;
+}
+
+function isNotFoundError(e: unknown): boolean {
+  return (e instanceof CairnError && e.code === 'NOT_FOUND') || domName(e) === 'NotFoundError' || domName(e) === 'TypeMismatchError';
+}
+
+function notFoundAsFalse(e: unknown): false {
+  if (isNotFoundError(e)) return false;
+  throw e;
+}
+
+function notFoundAsUndefined(e: unknown): undefined {
+  if (isNotFoundError(e)) return undefined;
+  throw e;
+}
+
+function isMoveUnsupported(e: unknown): boolean {
+  const name = domName(e);
+  return name === 'NotSupportedError' || name === 'NotAllowedError' || name === 'InvalidModificationError' || e instanceof TypeError;
+}
+
+/** Maps a DOMException from the File System API to a CairnError; CairnErrors pass through. */
+function domError(e: unknown, op: string, what: string, signal?: AbortSignal): CairnError {
+  if (e instanceof CairnError) return e;
+  if (signal?.aborted) return abortError(signal);
+  const name = domName(e) ?? 'Error';
+  const message = `${op} ${what}: ${e instanceof Error ? e.message : String(e)}`;
+  const detail = { path: what, domError: name };
+  if (isNotFoundError(e)) return new CairnError('NOT_FOUND', message, { op, cause: e, detail });
+  switch (name) {
+    case 'NotAllowedError': // permission not (or no longer) granted
+    case 'SecurityError':
+      return new CairnError('ACCESS_DENIED', message, { op, cause: e, detail });
+    case 'QuotaExceededError':
+      return new CairnError('QUOTA_EXCEEDED', message, { op, cause: e, detail });
+    case 'AbortError': // not ours: Chrome's Safe Browsing check refused the write
+      return new CairnError('BACKEND_IO', message, { op, cause: e, detail });
+    default: // NoModificationAllowedError (file locked), InvalidStateError, I/O errors
+      return new CairnError('BACKEND_IO', message, { op, cause: e, retryable: true, detail });
+  }
+}
