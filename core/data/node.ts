@@ -1,0 +1,227 @@
+// restic's Node: one entry of a tree blob (restic-format.md §9). encodeNode writes the JSON
+// restic's Node.MarshalJSON does (Go struct order, omitempty, Go-quoted name, FixTime'd
+// times); decodeNode reads restic's and rustic's nodes.
+//
+// Names and symlink targets are byte strings on Unix. A Node holds them as JS strings; when
+// the bytes are not valid UTF-8 the string has U+FFFD in their place (one per bad byte, as
+// Go shows them) and `rawName` / `linkTargetRaw` keep the exact bytes, which the encoder
+// then uses (`\xNN` escapes in the name, `linktarget_raw` base64 as restic >= 0.16 writes).
+
+import { CairnError } from '../errors';
+import { isNodeType, type NodeType } from './file-mode';
+import { goJsonBytes, goJsonString, goJsonStringBytes, goJsonUint, goJsonValue } from './go-json';
+import { goQuote, goUnquote, GoSyntaxError } from './go-quote';
+import { GoTime } from './go-time';
+import { FieldReader, isId, type Fail } from './json-fields';
+import { isJsonObject, type JsonObject, type JsonValue } from './json-reader';
+import { isValidUtf8, utf8DecodeGo, utf8Encode } from './utf8';
+
+export interface ExtendedAttribute {
+  name: string;
+  /** Go []byte: null and empty are different on the wire (`null` vs `""`). */
+  value: Uint8Array | null;
+}
+
+export interface Node {
+  name: string;
+  /** The name's exact bytes; only set when they are not valid UTF-8. */
+  rawName?: Uint8Array;
+  type: NodeType;
+  /** Go os.FileMode (see file-mode.ts); 0 is omitted. */
+  mode?: number;
+  mtime: GoTime;
+  atime: GoTime;
+  ctime: GoTime;
+  uid: number;
+  gid: number;
+  user?: string;
+  group?: string;
+  inode?: bigint;
+  /** st_dev; restic 0.14–0.16 store it for every node, 0.17+ only for hard links. */
+  deviceId?: bigint;
+  size?: number;
+  links?: number;
+  linkTarget?: string;
+  /** The symlink target's exact bytes; only set when they are not valid UTF-8. */
+  linkTargetRaw?: Uint8Array;
+  extendedAttributes?: ExtendedAttribute[];
+  /** restic >= 0.17 (Windows attributes), kept as read: key → JSON value. */
+  genericAttributes?: Map<string, JsonValue>;
+  /** st_rdev for device nodes. */
+  device?: bigint;
+  /** Data blob IDs: `[]` for an empty file, null for everything that is not a file. */
+  content: string[] | null;
+  /** Tree blob ID, required for directories. */
+  subtree?: string;
+  error?: string;
+  /** Fields this code does not know, kept in input order (written only on request). */
+  unknown?: [string, JsonValue][];
+}
+
+export interface EncodeOptions {
+  /** Also write `unknown` fields back (after the known ones). Default false, as restic. */
+  keepUnknown?: boolean;
+}
+
+/** The bytes restic compares and sorts names by. */
+export function nameBytes(node: Pick<Node, 'name' | 'rawName'>): Uint8Array {
+  return node.rawName ?? utf8Encode(node.name);
+}
+
+/** restic's double escaping: strconv.Quote without the quotes, then JSON. */
+export function encodeNodeName(name: string | Uint8Array): string {
+  return goJsonString(goQuote(name).slice(1, -1));
+}
+
+function encodeError(node: Node, message: string): never {
+  throw new CairnError('BAD_TREE', `node ${JSON.stringify(node.name)}: ${message}`, { op: 'encodeNode' });
+}
+
+const time = (node: Node, t: GoTime) => {
+  try {
+    return '"' + t.fixYear().format() + '"';
+  } catch (e) {
+    return encodeError(node, e instanceof Error ? e.message : String(e));
+  }
+};
+
+function uintField(node: Node, key: string, v: number | bigint | undefined, omitEmpty = true): string {
+  if (v === undefined || (omitEmpty && (v === 0 || v === 0n))) return '';
+  try {
+    return `,"${key}":${goJsonUint(v)}`;
+  } catch (e) {
+    return encodeError(node, `${key}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function idField(node: Node, id: string): string {
+  return isId(id) ? `"${id}"` : encodeError(node, `invalid ID ${JSON.stringify(id)}`);
+}
+
+/** One node as Go's json.Marshal(node) writes it (restic 0.14 field list + 0.16/0.17 extras). */
+export function encodeNode(node: Node, opts: EncodeOptions = {}): string {
+  const name = nameBytes(node);
+  if (name.length === 0) encodeError(node, 'empty name');
+  if (!isNodeType(node.type)) encodeError(node, `invalid type ${JSON.stringify(node.type)}`);
+  if (node.type === 'file' && node.content == null) encodeError(node, 'file without content list');
+  if (node.type === 'dir' && !node.subtree) encodeError(node, 'dir without subtree');
+
+  let out = `{"name":${encodeNodeName(name)},"type":${goJsonString(node.type)}`;
+  out += uintField(node, 'mode', node.mode);
+  out += `,"mtime":${time(node, node.mtime)},"atime":${time(node, node.atime)},"ctime":${time(node, node.ctime)}`;
+  out += uintField(node, 'uid', node.uid, false) + uintField(node, 'gid', node.gid, false);
+  if (node.user) out += `,"user":${goJsonString(node.user)}`;
+  if (node.group) out += `,"group":${goJsonString(node.group)}`;
+  out += uintField(node, 'inode', node.inode) + uintField(node, 'device_id', node.deviceId);
+  out += uintField(node, 'size', node.size) + uintField(node, 'links', node.links);
+  if (node.linkTargetRaw) out += `,"linktarget":${goJsonStringBytes(node.linkTargetRaw)}`;
+  else if (node.linkTarget) out += `,"linktarget":${goJsonString(node.linkTarget)}`;
+  if (node.linkTargetRaw?.length) out += `,"linktarget_raw":${goJsonBytes(node.linkTargetRaw)}`;
+  if (node.extendedAttributes?.length) {
+    const attrs = node.extendedAttributes.map(
+      (a) => `{"name":${goJsonString(a.name)},"value":${a.value === null ? 'null' : goJsonBytes(a.value)}}`,
+    );
+    out += `,"extended_attributes":[${attrs.join(',')}]`;
+  }
+  if (node.genericAttributes?.size) {
+    // Go writes map keys sorted (byte order of the UTF-8 key).
+    const keys = [...node.genericAttributes.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const parts = keys.map((k) => `${goJsonString(k)}:${goJsonValue(node.genericAttributes!.get(k)!)}`);
+    out += `,"generic_attributes":{${parts.join(',')}}`;
+  }
+  out += uintField(node, 'device', node.device);
+  out += `,"content":${node.content === null ? 'null' : '[' + node.content.map((id) => idField(node, id)).join(',') + ']'}`;
+  if (node.subtree) out += `,"subtree":${idField(node, node.subtree)}`;
+  if (node.error) out += `,"error":${goJsonString(node.error)}`;
+  if (opts.keepUnknown && node.unknown) {
+    for (const [k, v] of node.unknown) out += `,${goJsonString(k)}:${goJsonValue(v)}`;
+  }
+  return out + '}';
+}
+
+const NODE_FIELDS = [
+  'name', 'type', 'mode', 'mtime', 'atime', 'ctime', 'uid', 'gid', 'user', 'group', 'inode', 'device_id',
+  'size', 'links', 'linktarget', 'linktarget_raw', 'extended_attributes', 'generic_attributes', 'device',
+  'content', 'subtree', 'error',
+] as const;
+
+function decodeName(quoted: string, fail: Fail): Pick<Node, 'name' | 'rawName'> {
+  let bytes: Uint8Array;
+  try {
+    bytes = goUnquote('"' + quoted + '"');
+  } catch (e) {
+    if (e instanceof GoSyntaxError) return fail(`name ${JSON.stringify(quoted)} is not a valid Go-quoted string`);
+    throw e;
+  }
+  if (bytes.length === 0) return fail('node without a name');
+  return isValidUtf8(bytes) ? { name: utf8DecodeGo(bytes) } : { name: utf8DecodeGo(bytes), rawName: bytes };
+}
+
+function decodeXattrs(v: JsonValue | undefined, fail: Fail): ExtendedAttribute[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) return fail('extended_attributes must be an array');
+  return v.map((item) => {
+    if (!isJsonObject(item)) return fail('extended attribute must be an object');
+    const f = new FieldReader(item, ['name', 'value'], fail);
+    return { name: f.string('name') ?? '', value: f.bytes('value') };
+  });
+}
+
+/** A node from its parsed JSON object; `fail` throws the caller's coded error. */
+export function decodeNodeValue(v: JsonValue, fail: Fail): Node {
+  if (!isJsonObject(v)) return fail('node is not an object');
+  let label = '';
+  const at: Fail = (m) => fail(label + m);
+  const f = new FieldReader(v, NODE_FIELDS, at);
+  const quoted = f.string('name');
+  if (quoted === undefined || quoted === '') return fail('node without a name');
+  const { name, rawName } = decodeName(quoted, fail);
+  label = `node ${JSON.stringify(name)}: `;
+  const type = f.string('type') ?? '';
+  if (!isNodeType(type)) return at(`invalid type ${JSON.stringify(type)}`);
+
+  const node: Node = {
+    name,
+    type,
+    mtime: f.time('mtime') ?? GoTime.zero,
+    atime: f.time('atime') ?? GoTime.zero,
+    ctime: f.time('ctime') ?? GoTime.zero,
+    uid: f.uint('uid', 32) ?? 0,
+    gid: f.uint('gid', 32) ?? 0,
+    content: f.ids('content'),
+  };
+  if (rawName) node.rawName = rawName;
+  const mode = f.uint('mode', 32);
+  if (mode) node.mode = mode;
+  const opt = <K extends keyof Node>(key: K, value: Node[K] | undefined | '' | 0 | 0n) => {
+    if (value) node[key] = value as Node[K];
+  };
+  opt('user', f.string('user'));
+  opt('group', f.string('group'));
+  opt('inode', f.uint64('inode'));
+  opt('deviceId', f.uint64('device_id'));
+  opt('size', f.uint('size', 53));
+  opt('links', f.uint('links', 53));
+  opt('linkTarget', f.string('linktarget'));
+  const raw = f.bytes('linktarget_raw');
+  if (raw) {
+    // restic >= 0.16: the raw bytes replace linktarget.
+    node.linkTarget = utf8DecodeGo(raw);
+    if (!isValidUtf8(raw)) node.linkTargetRaw = raw;
+    if (!node.linkTarget) delete node.linkTarget;
+  }
+  const xattrs = decodeXattrs(f.raw('extended_attributes'), at);
+  if (xattrs?.length) node.extendedAttributes = xattrs;
+  const generic = f.raw('generic_attributes');
+  if (generic !== undefined && !isJsonObject(generic)) return at('generic_attributes must be an object');
+  if (generic?.size) node.genericAttributes = generic as JsonObject;
+  opt('device', f.uint64('device'));
+  opt('subtree', f.id('subtree'));
+  opt('error', f.string('error'));
+  if (f.unknown.length) node.unknown = f.unknown;
+
+  if (type === 'file' && node.content === null) return at('file has no content list (null)');
+  if (type === 'dir' && !node.subtree) return at('dir has no subtree');
+  return node;
+}
+
