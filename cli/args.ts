@@ -1,0 +1,70 @@
+// A small pflag-style parser (restic uses cobra/pflag): `--flag value`, `--flag=value`,
+// `-f value`, boolean flags, repeatable flags, flags anywhere among the arguments, `--` ends
+// flags.
+
+import { CairnError } from '../core/errors';
+
+export type FlagType = 'string' | 'bool' | 'strings' | 'int';
+
+export interface FlagSpec {
+  type: FlagType;
+  short?: string;
+  /** Name shown in help. */
+  help?: string;
+}
+
+export type FlagSpecs = Record<string, FlagSpec>;
+
+export interface Parsed {
+  flags: Record<string, string | boolean | string[] | number | undefined>;
+  args: string[];
+}
+
+export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
+  const flags: Parsed['flags'] = {};
+  const args: string[] = [];
+  const byShort = new Map(Object.entries(specs).filter(([, s]) => s.short).map(([n, s]) => [s.short!, n]));
+  const set = (name: string, value: string | undefined, next: () => string | undefined) => {
+    const spec = specs[name];
+    if (!spec) throw new CairnError('USAGE', `unknown flag: --${name}`);
+    if (spec.type === 'bool') {
+      flags[name] = value === undefined ? true : !['false', '0'].includes(value);
+      return;
+    }
+    const v = value ?? next();
+    if (v === undefined) throw new CairnError('USAGE', `flag needs an argument: --${name}`);
+    if (spec.type === 'strings') (flags[name] = (flags[name] as string[] | undefined) ?? []) && (flags[name] as string[]).push(v);
+    else if (spec.type === 'int') {
+      const n = Number(v);
+      if (!Number.isInteger(n)) throw new CairnError('USAGE', `invalid argument "${v}" for --${name}: not an integer`);
+      flags[name] = n;
+    } else flags[name] = v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = () => (i + 1 < argv.length ? argv[++i] : undefined);
+    if (a === '--') {
+      args.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      set(eq > 0 ? a.slice(2, eq) : a.slice(2), eq > 0 ? a.slice(eq + 1) : undefined, next);
+    } else if (a.startsWith('-') && a.length > 1) {
+      const s = a[1]!;
+      const name = byShort.get(s);
+      if (!name) throw new CairnError('USAGE', `unknown shorthand flag: '${s}' in ${a}`);
+      const rest = a.slice(2);
+      if (specs[name]!.type === 'bool') {
+        set(name, undefined, next);
+        // combined short bools (-qv)
+        for (const c of rest) {
+          const n2 = byShort.get(c);
+          if (!n2 || specs[n2]!.type !== 'bool') throw new CairnError('USAGE', `unknown shorthand flag: '${c}' in ${a}`);
+          set(n2, undefined, next);
+        }
+      } else set(name, rest.startsWith('=') ? rest.slice(1) : rest || undefined, next);
+    } else args.push(a);
+  }
+  return { flags, args };
+}

@@ -1,0 +1,40 @@
+import { CairnError } from '../../core/errors';
+import { Repository } from '../../core/repository/repository';
+import { DEFAULT_KDF, TEST_KDF } from '../../core/repository/keyfile';
+import type { FlagSpecs } from '../args';
+import type { Context } from '../context';
+import { localOwner, readPassword, askPassword } from '../global';
+import { openBackend, parseLocation } from '../location';
+
+export const flags: FlagSpecs = {
+  'repository-version': { type: 'string', help: 'repository format version to use: 1, 2, latest or stable' },
+};
+
+export const summary = 'Initialize a new repository';
+
+export async function run(ctx: Context): Promise<number> {
+  const v = (ctx.p.flags['repository-version'] as string | undefined) ?? 'stable';
+  const version = v === 'latest' || v === 'stable' ? 2 : Number(v);
+  if (version !== 1 && version !== 2) throw new CairnError('USAGE', `unsupported repository version ${v}`);
+  const spec = parseLocation(ctx.g.repo, ctx.g.env);
+  let password = await readPassword(ctx.g, 'enter password for new repository: ');
+  if (process.stdin.isTTY && ctx.g.env.RESTIC_PASSWORD === undefined && !ctx.g.passwordFlags.file && !ctx.g.env.RESTIC_PASSWORD_FILE) {
+    if ((await askPassword('enter password again: ')) !== password) throw new CairnError('USAGE', 'passwords do not match');
+  }
+  if (password === '') throw new CairnError('NO_PASSWORD', 'an empty password is not allowed');
+  const backend = await openBackend(spec, { create: true });
+  const owner = localOwner();
+  const repo = await Repository.init(backend, password, { owner, version, kdf: ctx.g.env.CAIRN_TEST_KDF === '1' ? TEST_KDF : DEFAULT_KDF });
+  password = '';
+  if (ctx.g.json) {
+    ctx.out.stdout(JSON.stringify({ message_type: 'initialized', id: repo.config.id, repository: backend.location }) + '\n');
+  } else if (!ctx.g.quiet) {
+    ctx.out.stdout(
+      `created restic repository ${repo.config.id.slice(0, 10)} at ${ctx.g.repo}\n\n` +
+        'Please note that knowledge of your password is required to access\n' +
+        'the repository. Losing your password means that your data is\n' +
+        'irrecoverably lost.\n',
+    );
+  }
+  return 0;
+}

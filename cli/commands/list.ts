@@ -1,0 +1,23 @@
+import { CairnError } from '../../core/errors';
+import type { FlagSpecs } from '../args';
+import { openRepository, withLock, type Context } from '../context';
+
+export const summary = 'List objects in the repository';
+export const flags: FlagSpecs = {};
+
+export async function run(ctx: Context): Promise<number> {
+  const what = ctx.p.args[0];
+  const map = { keys: 'keys', snapshots: 'snapshots', index: 'index', packs: 'data', locks: 'locks' } as const;
+  const { repo } = await openRepository(ctx, { silent: true });
+  await withLock(ctx, repo, false, async () => {
+    if (what === 'blobs') {
+      await repo.loadIndex({ signal: ctx.signal });
+      for (const b of repo.index.entries()) ctx.out.stdout(`${b.type} ${b.id}\n`);
+      return;
+    }
+    const type = map[what as keyof typeof map];
+    if (!type) throw new CairnError('USAGE', 'type must be one of (blobs|packs|index|snapshots|keys|locks)');
+    for (const id of await repo.listIDs(type, ctx.signal)) ctx.out.stdout(id + '\n');
+  }, true);
+  return 0;
+}

@@ -1,0 +1,55 @@
+// What every command gets: parsed options, output, and helpers to open the repository and
+// take restic's locks.
+
+import { Repository } from '../core/repository/repository';
+import { Lock } from '../core/repository/lock';
+import type { Parsed } from './args';
+import { localOwner, readPassword, type GlobalOptions } from './global';
+import { openBackend, parseLocation, type BackendSpec } from './location';
+import type { Out } from './output';
+
+export interface Context {
+  g: GlobalOptions;
+  p: Parsed;
+  out: Out;
+  signal: AbortSignal;
+}
+
+export interface Opened {
+  repo: Repository;
+  spec: BackendSpec;
+}
+
+export async function openRepository(ctx: Context, opts: { silent?: boolean } = {}): Promise<Opened> {
+  const spec = parseLocation(ctx.g.repo, ctx.g.env);
+  const backend = await openBackend(spec);
+  const password = await readPassword(ctx.g);
+  const repo = await Repository.open(backend, password, { keyHint: ctx.g.keyHint, signal: ctx.signal });
+  repo.compression = ctx.g.compression;
+  repo.packSize = ctx.g.packSize;
+  if (!ctx.g.quiet && !ctx.g.json && !opts.silent) {
+    ctx.out.stdout(`repository ${repo.config.id.slice(0, 8)} opened (repository version ${repo.version}) successfully, password is correct\n`);
+  }
+  return { repo, spec };
+}
+
+/** Runs `fn` holding a lock (unless --no-lock for read-only commands). */
+export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boolean, fn: () => Promise<T>, readOnly = false): Promise<T> {
+  if (readOnly && ctx.g.noLock) return fn();
+  const owner = localOwner();
+  const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, exclusive, ctx.signal);
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,147 @@
+// Global options shared by every command, read from flags and restic's environment variables
+// (RESTIC_REPOSITORY, RESTIC_REPOSITORY_FILE, RESTIC_PASSWORD, RESTIC_PASSWORD_FILE,
+// RESTIC_PASSWORD_COMMAND, RESTIC_KEY_HINT, RESTIC_COMPRESSION, RESTIC_PACK_SIZE).
+
+import { execSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import { CairnError } from '../core/errors';
+import type { FlagSpecs, Parsed } from './args';
+import type { CompressionMode } from '../core/repository/blob-codec';
+
+export const GLOBAL_FLAGS: FlagSpecs = {
+  repo: { type: 'string', short: 'r', help: 'repository to back up to or restore from' },
+  'repository-file': { type: 'string', help: 'file to read the repository location from' },
+  'password-file': { type: 'string', short: 'p', help: 'file to read the repository password from' },
+  'password-command': { type: 'string', help: 'shell command to obtain the repository password from' },
+  'key-hint': { type: 'string', help: 'key ID of key to try decrypting first' },
+  json: { type: 'bool', help: 'set output mode to JSON for commands that support it' },
+  quiet: { type: 'bool', short: 'q', help: 'do not output comprehensive progress report' },
+  verbose: { type: 'bool', short: 'v', help: 'be verbose' },
+  'no-lock': { type: 'bool', help: 'do not lock the repository' },
+  'no-cache': { type: 'bool', help: 'accepted for restic compatibility (cairn keeps no cache)' },
+  'cache-dir': { type: 'string', help: 'accepted for restic compatibility' },
+  compression: { type: 'string', help: 'compression mode: auto, off, max' },
+  'pack-size': { type: 'int', help: 'target pack size in MiB (4–128)' },
+  option: { type: 'strings', short: 'o', help: 'set extended option (key=value)' },
+  help: { type: 'bool', short: 'h', help: 'help for this command' },
+};
+
+export interface GlobalOptions {
+  repo?: string;
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  noLock: boolean;
+  keyHint?: string;
+  compression: CompressionMode;
+  packSize?: number;
+  env: NodeJS.ProcessEnv;
+  passwordFlags: { file?: string; command?: string };
+}
+
+export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions {
+  const f = p.flags;
+  let repo = (f.repo as string | undefined) ?? env.RESTIC_REPOSITORY;
+  const repoFile = (f['repository-file'] as string | undefined) ?? env.RESTIC_REPOSITORY_FILE;
+  if (!repo && repoFile) repo = fs.readFileSync(repoFile, 'utf8').trim();
+  const compression = ((f.compression as string | undefined) ?? env.RESTIC_COMPRESSION ?? 'auto') as CompressionMode;
+  if (!['auto', 'off', 'max'].includes(compression)) throw new CairnError('USAGE', `invalid compression mode "${compression}" (auto, off or max)`);
+  const packSizeMiB = (f['pack-size'] as number | undefined) ?? (env.RESTIC_PACK_SIZE ? Number(env.RESTIC_PACK_SIZE) : undefined);
+  if (packSizeMiB !== undefined && (!Number.isInteger(packSizeMiB) || packSizeMiB < 4 || packSizeMiB > 128)) {
+    throw new CairnError('USAGE', `pack size ${packSizeMiB} MiB is outside the allowed range 4–128 MiB`);
+  }
+  return {
+    repo,
+    json: f.json === true,
+    quiet: f.quiet === true,
+    verbose: f.verbose === true,
+    noLock: f['no-lock'] === true,
+    keyHint: (f['key-hint'] as string | undefined) ?? env.RESTIC_KEY_HINT,
+    compression,
+    packSize: packSizeMiB === undefined ? undefined : packSizeMiB * 1024 * 1024,
+    env,
+    passwordFlags: { file: f['password-file'] as string | undefined, command: f['password-command'] as string | undefined },
+  };
+}
+
+/** restic's order: --password-file, --password-command, RESTIC_PASSWORD_FILE, …_COMMAND, RESTIC_PASSWORD, then ask. */
+export async function readPassword(g: GlobalOptions, prompt = 'enter password for repository: '): Promise<string> {
+  const file = g.passwordFlags.file ?? g.env.RESTIC_PASSWORD_FILE;
+  const command = g.passwordFlags.command ?? g.env.RESTIC_PASSWORD_COMMAND;
+  if (g.passwordFlags.file) return readPasswordFile(g.passwordFlags.file);
+  if (g.passwordFlags.command) return runPasswordCommand(g.passwordFlags.command);
+  if (file) return readPasswordFile(file);
+  if (command) return runPasswordCommand(command);
+  if (g.env.RESTIC_PASSWORD !== undefined) return g.env.RESTIC_PASSWORD;
+  return askPassword(prompt);
+}
+
+function readPasswordFile(file: string): string {
+  try {
+    // restic strips one trailing newline (and CR).
+    return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (e) {
+    throw new CairnError('NO_PASSWORD', `cannot read password file ${file}: ${(e as Error).message}`);
+  }
+}
+
+function runPasswordCommand(cmd: string): string {
+  try {
+    return execSync(cmd, { encoding: 'utf8', stdio: ['inherit', 'pipe', 'inherit'] }).replace(/\r?\n$/, '');
+  } catch (e) {
+    throw new CairnError('NO_PASSWORD', `password command failed: ${(e as Error).message}`);
+  }
+}
+
+let stdinLines: string[] | undefined;
+
+/** Asks on the terminal without echo, or reads the next line of stdin when it is not a terminal. */
+export async function askPassword(prompt: string): Promise<string> {
+  if (!process.stdin.isTTY) {
+    if (!stdinLines) {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      stdinLines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
+    }
+    const line = stdinLines.shift();
+    if (line === undefined || (line === '' && stdinLines.length === 0)) throw new CairnError('NO_PASSWORD', 'Fatal: an empty password is not allowed by default. Pass the password via RESTIC_PASSWORD, --password-file or stdin');
+    return line;
+  }
+  process.stderr.write(prompt);
+  const stdin = process.stdin;
+  stdin.setRawMode(true);
+  stdin.resume();
+  let pw = '';
+  try {
+    for await (const chunk of stdin) {
+      for (const ch of (chunk as Buffer).toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return pw;
+        if (ch === '\u0003') throw new CairnError('ABORTED', 'interrupted');
+        if (ch === '\u007f') pw = pw.slice(0, -1);
+        else pw += ch;
+      }
+    }
+    return pw;
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    process.stderr.write('\n');
+  }
+}
+
+export function localOwner(): { hostname: string; username: string; uid?: number; gid?: number; pid: number } {
+  let username = '';
+  try {
+    username = os.userInfo().username;
+  } catch {
+    // no passwd entry
+  }
+  return {
+    hostname: os.hostname(),
+    username,
+    uid: process.getuid?.(),
+    gid: process.getgid?.(),
+    pid: process.pid,
+  };
+}

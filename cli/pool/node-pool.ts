@@ -1,0 +1,153 @@
+// A FileSaverPool of worker threads (one per core by default). Jobs go to the least busy
+// worker; claims are answered synchronously from the coordinator's BlobRegistry.
+
+import { Worker } from 'node:worker_threads';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { CairnError, deserializeError } from '../../core/errors';
+import type { FileSaved } from '../../core/archiver/file-saver';
+import type { FileSaverPool, PoolFactory } from '../../core/archiver/pool';
+import { deferred } from '../../core/util/concurrency';
+import type { BackendSpec } from '../location';
+import type { FromWorker, ToWorker, WorkerInit } from './messages';
+
+export interface NodePoolOptions {
+  backend: BackendSpec;
+  threads?: number;
+  /** Files each worker works on at once (overlaps reading with hashing). */
+  jobsPerWorker?: number;
+  uploadsPerWorker?: number;
+}
+
+function workerEntry(): { url: URL; execArgv: string[] } {
+  const here = import.meta.url;
+  // Bundled CLI: dist/cli/file-saver-worker.mjs sits next to cairn.mjs. From sources (tests): use tsx.
+  if (here.endsWith('.ts')) return { url: new URL('./file-saver-worker.ts', here), execArgv: ['--import', 'tsx'] };
+  return { url: new URL('./file-saver-worker.mjs', here), execArgv: [] };
+}
+
+interface Job {
+  resolve: (r: FileSaved) => void;
+  reject: (e: unknown) => void;
+  onBytes?: (n: number) => void;
+  worker: WorkerState;
+}
+
+interface WorkerState {
+  w: Worker;
+  busy: number;
+}
+
+export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
+  return async (settings, hooks, signal) => {
+    const threads = Math.max(1, opts.threads ?? os.availableParallelism());
+    const perWorker = opts.jobsPerWorker ?? 2;
+    const init: WorkerInit = {
+      key: { encrypt: settings.key.encrypt, macK: settings.key.macK, macR: settings.key.macR },
+      polynomial: settings.polynomial,
+      version: settings.version,
+      compression: settings.compression,
+      packSize: settings.packSize,
+      backend: opts.backend,
+      uploads: opts.uploadsPerWorker ?? 2,
+    };
+    const { url, execArgv } = workerEntry();
+    const jobs = new Map<number, Job>();
+    const flushes = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
+    let nextJob = 0;
+    let nextFlush = 0;
+    let fatal: unknown;
+
+    const start = (): Promise<WorkerState> => {
+      const ready = deferred<WorkerState>();
+      const w = new Worker(fileURLToPath(url), { workerData: init, execArgv });
+      const state: WorkerState = { w, busy: 0 };
+      const send = (m: ToWorker) => w.postMessage(m);
+      w.on('message', (m: FromWorker) => {
+        switch (m.type) {
+          case 'ready':
+            ready.resolve(state);
+            break;
+          case 'initError':
+            ready.reject(deserializeError(m.error));
+            break;
+          case 'claim':
+            send({ type: 'claimed', reqId: m.reqId, results: m.ids.map((id) => hooks.claim(id)) });
+            break;
+          case 'bytes':
+            jobs.get(m.jobId)?.onBytes?.(m.n);
+            break;
+          case 'done':
+          case 'failed': {
+            const j = jobs.get(m.jobId)!;
+            jobs.delete(m.jobId);
+            j.worker.busy--;
+            if (m.type === 'done') j.resolve(m.result);
+            else j.reject(deserializeError(m.error));
+            break;
+          }
+          case 'packSaved':
+            hooks.packSaved(m.pack, m.size);
+            break;
+          case 'flushed': {
+            const f = flushes.get(m.reqId)!;
+            flushes.delete(m.reqId);
+            if (m.error) f.reject(deserializeError(m.error));
+            else f.resolve();
+            break;
+          }
+        }
+      });
+      const die = (e: unknown) => {
+        fatal ??= e instanceof CairnError ? e : new CairnError('INTERNAL', `file saver thread died: ${(e as Error)?.message ?? e}`, { cause: e });
+        ready.reject(fatal);
+        for (const j of jobs.values()) if (j.worker === state) j.reject(fatal);
+        for (const f of flushes.values()) f.reject(fatal);
+      };
+      w.on('error', die);
+      w.on('exit', (code) => {
+        if (code !== 0 && !closing) die(new Error(`exit code ${code}`));
+      });
+      return ready.promise;
+    };
+
+    let closing = false;
+    const workers = await Promise.all(Array.from({ length: threads }, start));
+    const onAbort = () => void pool.close();
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const pool: FileSaverPool = {
+      concurrency: threads * perWorker,
+      save(job, onBytes) {
+        if (fatal) return Promise.reject(fatal);
+        const worker = workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+        worker.busy++;
+        const jobId = nextJob++;
+        return new Promise<FileSaved>((resolve, reject) => {
+          jobs.set(jobId, { resolve, reject, onBytes, worker });
+          worker.w.postMessage({ type: 'job', jobId, job } satisfies ToWorker);
+        });
+      },
+      async flush() {
+        await Promise.all(
+          workers.map(
+            (s) =>
+              new Promise<void>((resolve, reject) => {
+                const reqId = nextFlush++;
+                flushes.set(reqId, { resolve, reject });
+                s.w.postMessage({ type: 'flush', reqId } satisfies ToWorker);
+              }),
+          ),
+        );
+        if (fatal) throw fatal;
+      },
+      async close() {
+        if (closing) return;
+        closing = true;
+        signal?.removeEventListener('abort', onAbort);
+        await Promise.all(workers.map((s) => s.w.terminate()));
+      },
+    };
+    return pool;
+  };
+}

@@ -1,0 +1,62 @@
+// The coordinator's view of which blobs exist: the master index (blobs in indexed packs)
+// plus blobs some saver has claimed and is storing right now. Exactly one saver stores each
+// new blob, whatever thread it runs on; everyone else just references it. Packs reported
+// saved move their blobs into the index and queue them for the next index file.
+
+import type { ID } from '../id';
+import type { IndexPack } from '../index/index-file';
+import type { MasterIndex } from '../index/master-index';
+import type { BlobType } from '../pack/header';
+
+export interface SavedPackStats {
+  packs: number;
+  blobs: number;
+  bytes: number;
+}
+
+export class BlobRegistry {
+  readonly #index: MasterIndex;
+  readonly #pending = new Set<string>();
+  #unindexed: IndexPack[] = [];
+  #unindexedBlobs = 0;
+  readonly stats: SavedPackStats = { packs: 0, blobs: 0, bytes: 0 };
+
+  constructor(index: MasterIndex) {
+    this.#index = index;
+  }
+
+  /** True if the caller must store the blob; false if it is stored or being stored. */
+  claim(type: BlobType, id: ID): boolean {
+    const key = type[0] + id;
+    if (this.#pending.has(key) || this.#index.has(type, id)) return false;
+    this.#pending.add(key);
+    return true;
+  }
+
+  has(type: BlobType, id: ID): boolean {
+    return this.#pending.has(type[0] + id) || this.#index.has(type, id);
+  }
+
+  /** A pack is durably stored: index its blobs. */
+  packSaved(pack: IndexPack, size: number): void {
+    this.#index.addPack(pack.id, pack.blobs);
+    for (const b of pack.blobs) this.#pending.delete(b.type[0] + b.id);
+    this.#unindexed.push(pack);
+    this.#unindexedBlobs += pack.blobs.length;
+    this.stats.packs++;
+    this.stats.blobs += pack.blobs.length;
+    this.stats.bytes += size;
+  }
+
+  get unindexedBlobs(): number {
+    return this.#unindexedBlobs;
+  }
+
+  /** Takes the packs not yet written to an index file. */
+  takeUnindexed(): IndexPack[] {
+    const out = this.#unindexed;
+    this.#unindexed = [];
+    this.#unindexedBlobs = 0;
+    return out;
+  }
+}

@@ -1,0 +1,42 @@
+// What the archiver reads from: a small filesystem interface with one implementation per
+// runtime (Node fs in cli/adapters, File System Access / webkitdirectory in workers/).
+// Metadata comes from the coordinator's SourceFS; file *contents* are read where the
+// chunking happens (a worker), through a FileContentReader and an opaque, structured-
+// cloneable FileRef (a path in Node, a File or FileSystemFileHandle in the browser).
+
+import type { Node } from '../data/node';
+
+export type FileRef = unknown;
+
+/** A file-system entry with restic node metadata (no content/subtree yet). */
+export interface SourceEntry {
+  /** The path the SourceFS understands (absolute in Node, "/<picked folder>/…" in browsers). */
+  path: string;
+  node: Omit<Node, 'content' | 'subtree'>;
+  /** Byte size for files (0 otherwise). */
+  size: number;
+  /** Handed to a FileContentReader to read a file's bytes. */
+  ref: FileRef;
+}
+
+export interface SourceFS {
+  /** Metadata of one path (lstat: symlinks are not followed). */
+  stat(path: string, signal?: AbortSignal): Promise<SourceEntry>;
+  /** The entries of a directory (lstat of each), in any order; entries that cannot be
+   *  read (vanished, no permission) are reported through onError and left out. */
+  readDir(dir: SourceEntry, onError: (path: string, e: unknown) => void, signal?: AbortSignal): Promise<SourceEntry[]>;
+  /** Splits a target into the path components restic records ("/home/u" → ["home","u"]). */
+  components(path: string): string[];
+  /** Joins components back into a path this SourceFS can stat. */
+  join(components: string[]): string;
+  /** Makes a target absolute the way restic records it in the snapshot's `paths`. */
+  absolute(path: string): string;
+}
+
+export interface FileContentReader {
+  /**
+   * Streams a file's bytes in pieces (about 1 MiB; small files in one piece). Throws a
+   * SOURCE_READ CairnError if the file cannot be opened or read.
+   */
+  read(ref: FileRef, size: number, signal?: AbortSignal): AsyncIterable<Uint8Array>;
+}

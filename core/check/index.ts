@@ -1,0 +1,3 @@
+// Repository checking (restic internal/checker): index ↔ packs consistency, every snapshot's
+// trees and referenced blobs, and with readData every pack's bytes, header and blobs.
+export { check, type CheckOptions, type CheckResult, type CheckProblem } from './check';

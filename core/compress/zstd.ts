@@ -1,0 +1,144 @@
+// A small, defensive binding to the zstd 1.5 WebAssembly build shipped in
+// @bokuweb/zstd-wasm 0.0.27 (pinned exactly: the export names below are that build's
+// minified Emscripten names). We bind the wasm ourselves instead of using the package's JS
+// glue because (a) its entry points differ between Node (CJS, reads the file itself) and
+// browsers, and (b) its decompress trusts the frame header's content size, so a corrupt
+// frame can make it malloc garbage sizes. Here every size is checked and contexts are reused.
+
+import { CairnError } from '../errors';
+
+/** klauspost's SpeedDefault, which restic's "auto" mode uses, is roughly zstd level 3. */
+export const ZSTD_DEFAULT_LEVEL = 3;
+/** Largest plain size we accept from a frame we did not size ourselves (index files can be big). */
+const MAX_PLAIN = 1 << 30;
+
+interface ZstdExports {
+  f: WebAssembly.Memory;
+  g: () => void; // __wasm_call_ctors
+  h: (code: number) => number; // ZSTD_isError
+  i: (n: number) => number; // ZSTD_compressBound
+  j: () => number; // ZSTD_createCCtx
+  l: (cctx: number, dst: number, cap: number, src: number, n: number, dict: number, dictLen: number, level: number) => number;
+  n: () => number; // ZSTD_createDCtx
+  p: (src: number, n: number) => number | bigint; // ZSTD_getFrameContentSize
+  q: (dctx: number, dst: number, cap: number, src: number, n: number, dict: number, dictLen: number) => number;
+  s: (n: number) => number; // malloc
+  t: (p: number) => void; // free
+}
+
+interface Zstd {
+  x: ZstdExports;
+  cctx: number;
+  dctx: number;
+}
+
+let zstd: Zstd | undefined;
+let loading: Promise<void> | undefined;
+
+function imports(getMemory: () => WebAssembly.Memory): WebAssembly.Imports {
+  const fail = (what: string) => () => {
+    throw new CairnError('INTERNAL', `zstd wasm ${what}`);
+  };
+  return {
+    a: {
+      a: fail('exited'), // proc_exit
+      b: () => {}, // emscripten_runtime_keepalive_clear
+      c: fail('aborted'), // abort
+      d: () => 0, // setitimer (unused by the codec)
+      e: (requested: number) => {
+        // emscripten_resize_heap: grow linear memory to at least `requested` bytes.
+        const mem = getMemory();
+        const want = requested >>> 0;
+        if (want > 2 ** 31) return 0;
+        const grow = Math.ceil((Math.max(want, mem.buffer.byteLength * 1.25) - mem.buffer.byteLength) / 65536);
+        try {
+          mem.grow(grow);
+          return 1;
+        } catch {
+          return 0;
+        }
+      },
+    },
+  };
+}
+
+/**
+ * Loads the zstd module once per thread from the bytes of zstd.wasm, which each runtime
+ * supplies (Node reads node_modules, the browser fetches the bundled asset).
+ */
+export function initZstd(wasm: () => Promise<BufferSource>): Promise<void> {
+  loading ??= (async () => {
+    let memory: WebAssembly.Memory | undefined;
+    const { instance } = await WebAssembly.instantiate(await wasm(), imports(() => memory!));
+    const x = instance.exports as unknown as ZstdExports;
+    for (const name of ['f', 'g', 'h', 'i', 'j', 'l', 'n', 'p', 'q', 's', 't'] as const) {
+      if (!(name in x)) throw new CairnError('INTERNAL', 'zstd.wasm is not the pinned @bokuweb/zstd-wasm 0.0.27 build');
+    }
+    memory = x.f;
+    x.g();
+    zstd = { x, cctx: x.j(), dctx: x.n() };
+  })();
+  return loading;
+}
+
+export function zstdReady(): boolean {
+  return zstd !== undefined;
+}
+
+function get(): Zstd {
+  if (!zstd) throw new CairnError('INTERNAL', 'zstd used before initZstd() finished');
+  return zstd;
+}
+
+function copyIn(z: Zstd, data: Uint8Array): number {
+  const p = z.x.s(Math.max(1, data.length));
+  if (p === 0) throw new CairnError('INTERNAL', 'zstd: out of memory');
+  new Uint8Array(z.x.f.buffer, p, data.length).set(data);
+  return p;
+}
+
+export function compress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Uint8Array {
+  const z = get();
+  const cap = z.x.i(data.length);
+  const src = copyIn(z, data);
+  const dst = z.x.s(cap);
+  try {
+    if (dst === 0) throw new CairnError('INTERNAL', 'zstd: out of memory');
+    const n = z.x.l(z.cctx, dst, cap, src, data.length, 0, 0, level);
+    if (z.x.h(n)) throw new CairnError('INTERNAL', `zstd compression failed (${n})`);
+    return new Uint8Array(z.x.f.buffer, dst, n >>> 0).slice();
+  } finally {
+    z.x.t(src);
+    if (dst) z.x.t(dst);
+  }
+}
+
+/**
+ * Decompresses one frame. `plainSize` is the expected size when known (a blob's
+ * `uncompressed_length`); the frame must produce exactly that many bytes. Without it the
+ * frame header must state its content size (restic's EncodeAll and ours always do).
+ */
+export function decompress(frame: Uint8Array, plainSize?: number): Uint8Array {
+  const z = get();
+  const src = copyIn(z, frame);
+  let dst = 0;
+  try {
+    let size: number;
+    const declared = Number(z.x.p(src, frame.length));
+    if (plainSize !== undefined) size = plainSize;
+    else if (declared >= 0 && declared <= MAX_PLAIN) size = declared;
+    else throw new CairnError('DECOMPRESS_FAILED', 'zstd frame has no usable content size');
+    if (declared >= 0 && declared !== size) {
+      throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, expected ${size}`);
+    }
+    dst = z.x.s(Math.max(1, size));
+    if (dst === 0) throw new CairnError('DECOMPRESS_FAILED', 'zstd: out of memory');
+    const n = z.x.q(z.dctx, dst, size, src, frame.length, 0, 0);
+    if (z.x.h(n)) throw new CairnError('DECOMPRESS_FAILED', 'zstd frame is corrupt');
+    if (n >>> 0 !== size) throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${n >>> 0} bytes, expected ${size}`);
+    return new Uint8Array(z.x.f.buffer, dst, size).slice();
+  } finally {
+    z.x.t(src);
+    if (dst) z.x.t(dst);
+  }
+}

@@ -1,0 +1,42 @@
+// restic IDs: 32-byte SHA-256 values, written as 64 lower-case hex characters. We pass them
+// around as strings (cheap to compare, log and use as Map keys) and convert at the edges.
+
+import { CairnError } from './errors';
+import { primitives } from './crypto/primitives';
+
+export type ID = string;
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+export function toHex(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i++) s += HEX[b[i]!]!;
+  return s;
+}
+
+export function fromHex(s: string): Uint8Array {
+  if (s.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(s)) throw new CairnError('INTERNAL', `not a hex string: ${s.slice(0, 80)}`);
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
+  return out;
+}
+
+const ID_RE = /^[0-9a-f]{64}$/;
+
+export function isID(s: unknown): s is ID {
+  return typeof s === 'string' && ID_RE.test(s);
+}
+
+/** SHA-256 of `data` as an ID. */
+export async function hashID(data: Uint8Array): Promise<ID> {
+  return toHex(await primitives().sha256(data));
+}
+
+export function shortID(id: ID): string {
+  return id.slice(0, 8);
+}
+
+/** A fresh random 32-byte ID (repository ID). */
+export function randomID(): ID {
+  return toHex(primitives().randomBytes(32));
+}

@@ -1,0 +1,165 @@
+// The in-memory union of all index files: blob (type, ID) → where it is stored. Compact on
+// purpose — a repository can hold millions of blobs and the browser has little memory — so
+// entries live in typed arrays (~60 bytes each) behind an open-addressing hash table keyed
+// by the ID's first bytes (IDs are SHA-256 values, already uniformly distributed).
+
+import { fromHex, toHex, type ID } from '../id';
+import type { BlobType, PackedBlob } from '../pack/header';
+
+export interface BlobLocation {
+  type: BlobType;
+  id: ID;
+  packID: ID;
+  offset: number;
+  length: number;
+  uncompressedLength: number;
+}
+
+export class MasterIndex {
+  #cap = 0;
+  #n = 0;
+  #ids = new Uint8Array(0); // 32 bytes per entry
+  #type = new Uint8Array(0); // 0 data, 1 tree
+  #pack = new Uint32Array(0);
+  #offset = new Uint32Array(0);
+  #length = new Uint32Array(0);
+  #ulen = new Uint32Array(0);
+  #table = new Int32Array(0); // entry index + 1, 0 = empty
+  #packIDs: ID[] = [];
+  readonly #packNo = new Map<ID, number>();
+
+  get size(): number {
+    return this.#n;
+  }
+
+  get packCount(): number {
+    return this.#packIDs.length;
+  }
+
+  #grow(): void {
+    const cap = Math.max(1024, this.#cap * 2);
+    const ids = new Uint8Array(cap * 32);
+    ids.set(this.#ids);
+    this.#ids = ids;
+    const t = new Uint8Array(cap);
+    t.set(this.#type);
+    this.#type = t;
+    const grow32 = (a: Uint32Array) => {
+      const b = new Uint32Array(cap);
+      b.set(a);
+      return b;
+    };
+    this.#pack = grow32(this.#pack);
+    this.#offset = grow32(this.#offset);
+    this.#length = grow32(this.#length);
+    this.#ulen = grow32(this.#ulen);
+    this.#cap = cap;
+    this.#table = new Int32Array(cap * 2);
+    for (let i = 0; i < this.#n; i++) this.#insertSlot(i);
+  }
+
+  #slotOf(idBytes: Uint8Array, at: number): number {
+    const mask = this.#table.length - 1;
+    return ((idBytes[at]! | (idBytes[at + 1]! << 8) | (idBytes[at + 2]! << 16) | (idBytes[at + 3]! << 24)) >>> 0) & mask;
+  }
+
+  #insertSlot(entry: number): void {
+    const mask = this.#table.length - 1;
+    let s = this.#slotOf(this.#ids, entry * 32);
+    while (this.#table[s] !== 0) s = (s + 1) & mask;
+    this.#table[s] = entry + 1;
+  }
+
+  #matches(entry: number, id: Uint8Array, type: number): boolean {
+    if (this.#type[entry] !== type) return false;
+    const base = entry * 32;
+    for (let i = 0; i < 32; i++) if (this.#ids[base + i] !== id[i]) return false;
+    return true;
+  }
+
+  #find(type: BlobType, id: ID): number {
+    if (this.#n === 0) return -1;
+    const bytes = fromHex(id);
+    const t = type === 'tree' ? 1 : 0;
+    const mask = this.#table.length - 1;
+    for (let s = this.#slotOf(bytes, 0); ; s = (s + 1) & mask) {
+      const e = this.#table[s]!;
+      if (e === 0) return -1;
+      if (this.#matches(e - 1, bytes, t)) return e - 1;
+    }
+  }
+
+  #location(e: number): BlobLocation {
+    return {
+      type: this.#type[e] ? 'tree' : 'data',
+      id: toHex(this.#ids.subarray(e * 32, e * 32 + 32)),
+      packID: this.#packIDs[this.#pack[e]!]!,
+      offset: this.#offset[e]!,
+      length: this.#length[e]!,
+      uncompressedLength: this.#ulen[e]!,
+    };
+  }
+
+  has(type: BlobType, id: ID): boolean {
+    return this.#find(type, id) >= 0;
+  }
+
+  lookup(type: BlobType, id: ID): BlobLocation | undefined {
+    const e = this.#find(type, id);
+    return e < 0 ? undefined : this.#location(e);
+  }
+
+  /** Every stored copy of a blob (duplicates across packs are legal). */
+  lookupAll(type: BlobType, id: ID): BlobLocation[] {
+    const out: BlobLocation[] = [];
+    if (this.#n === 0) return out;
+    const bytes = fromHex(id);
+    const t = type === 'tree' ? 1 : 0;
+    const mask = this.#table.length - 1;
+    for (let s = this.#slotOf(bytes, 0); ; s = (s + 1) & mask) {
+      const e = this.#table[s]!;
+      if (e === 0) return out;
+      if (this.#matches(e - 1, bytes, t)) out.push(this.#location(e - 1));
+    }
+  }
+
+  /** The plain size of a blob, whether stored compressed or not. */
+  plainSize(type: BlobType, id: ID): number | undefined {
+    const e = this.#find(type, id);
+    if (e < 0) return undefined;
+    return this.#ulen[e] || this.#length[e]! - 32;
+  }
+
+  addPack(packID: ID, blobs: readonly PackedBlob[]): void {
+    let p = this.#packNo.get(packID);
+    if (p === undefined) {
+      p = this.#packIDs.length;
+      this.#packIDs.push(packID);
+      this.#packNo.set(packID, p);
+    }
+    for (const b of blobs) {
+      if (this.#n >= this.#cap) this.#grow();
+      const e = this.#n++;
+      this.#ids.set(fromHex(b.id), e * 32);
+      this.#type[e] = b.type === 'tree' ? 1 : 0;
+      this.#pack[e] = p;
+      this.#offset[e] = b.offset;
+      this.#length[e] = b.length;
+      this.#ulen[e] = b.uncompressedLength;
+      this.#insertSlot(e);
+    }
+  }
+
+  hasPack(packID: ID): boolean {
+    return this.#packNo.has(packID);
+  }
+
+  packIDs(): readonly ID[] {
+    return this.#packIDs;
+  }
+
+  /** Every entry, grouped by nothing in particular (check and stats walk this). */
+  *entries(): Generator<BlobLocation> {
+    for (let e = 0; e < this.#n; e++) yield this.#location(e);
+  }
+}

@@ -1,0 +1,83 @@
+// How one blob is stored inside a pack: optionally zstd-compressed, then sealed
+// (restic internal/repository/repository.go saveAndEncrypt / LoadBlob).
+
+import { CairnError } from '../errors';
+import { compress, decompress } from '../compress';
+import { open, seal, EXTENSION } from '../crypto/seal';
+import type { Key } from '../crypto/keys';
+import { hashID, type ID } from '../id';
+import type { BlobType } from '../pack/header';
+
+export type CompressionMode = 'auto' | 'off' | 'max';
+
+export interface EncodedBlob {
+  sealed: Uint8Array;
+  /** 0 when stored as is. */
+  uncompressedLength: number;
+}
+
+const SAMPLE = 16 * 1024;
+
+/**
+ * restic compresses every blob in "auto" mode, even random data that grows. We skip zstd
+ * when three 16 KiB samples (start, middle, end) do not shrink by at least 3 % at level 1 —
+ * random data (photos, archives, video) then costs no compression time — and we store a blob
+ * uncompressed whenever its compressed form is not smaller. restic reads both forms.
+ */
+export function looksCompressible(plain: Uint8Array): boolean {
+  if (plain.length <= 4 * SAMPLE) return true;
+  const mid = (plain.length >> 1) - (SAMPLE >> 1);
+  let packed = 0;
+  for (const at of [0, mid, plain.length - SAMPLE]) packed += compress(plain.subarray(at, at + SAMPLE), 1).length;
+  return packed < 3 * SAMPLE * 0.97;
+}
+
+function zstdLevel(mode: CompressionMode): number {
+  return mode === 'max' ? 19 : 3;
+}
+
+export async function encodeBlob(key: Key, type: BlobType, plain: Uint8Array, version: number, mode: CompressionMode): Promise<EncodedBlob> {
+  // v1 repositories cannot hold compressed blobs; in v2 trees are always compressed (as restic).
+  const tryCompress = version >= 2 && (type === 'tree' || (mode !== 'off' && looksCompressible(plain)));
+  if (tryCompress && plain.length > 0) {
+    const z = compress(plain, type === 'tree' ? 3 : zstdLevel(mode));
+    if (z.length < plain.length) return { sealed: await seal(key, z), uncompressedLength: plain.length };
+  }
+  return { sealed: await seal(key, plain), uncompressedLength: 0 };
+}
+
+export interface BlobRef {
+  type: BlobType;
+  id: ID;
+  uncompressedLength: number;
+  packID?: ID;
+}
+
+/** Opens a stored blob, decompresses it and checks that it hashes to its ID. */
+export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef): Promise<Uint8Array> {
+  const where = ref.packID ? ` in pack ${ref.packID.slice(0, 8)}` : '';
+  const detail = { blob: ref.id, type: ref.type, pack: ref.packID };
+  let plain: Uint8Array;
+  try {
+    plain = await open(key, sealed);
+  } catch (e) {
+    throw new CairnError('MAC_MISMATCH', `${ref.type} blob ${ref.id.slice(0, 8)}${where} fails authentication (corrupt)`, { cause: e, detail });
+  }
+  if (ref.uncompressedLength > 0) {
+    try {
+      plain = decompress(plain, ref.uncompressedLength);
+    } catch (e) {
+      throw new CairnError('DECOMPRESS_FAILED', `${ref.type} blob ${ref.id.slice(0, 8)}${where} does not decompress`, { cause: e, detail });
+    }
+  }
+  const got = await hashID(plain);
+  if (got !== ref.id) {
+    throw new CairnError('HASH_MISMATCH', `${ref.type} blob ${ref.id.slice(0, 8)}${where} has the wrong content (hash ${got.slice(0, 8)})`, { detail });
+  }
+  return plain;
+}
+
+/** The plain size implied by an index entry. */
+export function plainLength(length: number, uncompressedLength: number): number {
+  return uncompressedLength > 0 ? uncompressedLength : length - EXTENSION;
+}

@@ -1,0 +1,171 @@
+// Key files (restic internal/repository/key.go, restic-format.md §3): plain JSON holding
+// scrypt parameters, a 64-byte salt and the master key sealed with the password-derived key.
+// The file's name is the SHA-256 of its exact bytes.
+
+import { CairnError, isNotFound } from '../errors';
+import { base64Decode, base64Encode } from '../crypto/base64';
+import { Key } from '../crypto/keys';
+import { open, seal } from '../crypto/seal';
+import { primitives } from '../crypto/primitives';
+import { hashID, type ID } from '../id';
+import type { Backend } from '../backend/backend';
+
+export interface KdfParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/**
+ * What new keys use. restic calibrates scrypt to ~0.5 s and 60 MiB (N = 2^15, r = 8, p scaled
+ * up); we fix N = 2^15, r = 8, p = 1 so a browser tab can open the key in well under a second.
+ */
+export const DEFAULT_KDF: KdfParams = { N: 32768, r: 8, p: 1 };
+/** Weak parameters for tests only (restic's tests do the same). */
+export const TEST_KDF: KdfParams = { N: 1024, r: 8, p: 1 };
+
+const SALT_SIZE = 64;
+/** Refuse parameters that would exhaust memory or time (N=2^20,r=8 is 1 GiB). */
+const MAX_N = 1 << 20;
+
+export interface KeyFileJSON {
+  created: string;
+  username: string;
+  hostname: string;
+  kdf: string;
+  N: number;
+  r: number;
+  p: number;
+  salt: string;
+  data: string;
+}
+
+export interface KeyFileInfo {
+  id: ID;
+  created: string;
+  username: string;
+  hostname: string;
+  params: KdfParams;
+}
+
+export interface KeyOwner {
+  username: string;
+  hostname: string;
+  /** RFC 3339 creation time; defaults to now. */
+  created?: string;
+}
+
+function validateParams(p: KdfParams, id: string): void {
+  const ok =
+    Number.isInteger(p.N) && p.N > 1 && (p.N & (p.N - 1)) === 0 && p.N <= MAX_N &&
+    Number.isInteger(p.r) && p.r >= 1 && p.r <= 64 && Number.isInteger(p.p) && p.p >= 1 && p.p <= 1024 && p.r * p.p < 1 << 30;
+  if (!ok) throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: unsupported scrypt parameters N=${p.N} r=${p.r} p=${p.p}`, { detail: { key: id } });
+}
+
+export function parseKeyFile(bytes: Uint8Array, id: string): KeyFileJSON {
+  const bad = (msg: string, cause?: unknown) => new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: ${msg}`, { cause, detail: { key: id } });
+  let j: Partial<KeyFileJSON>;
+  try {
+    j = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (e) {
+    throw bad('not valid JSON (truncated or corrupt key file)', e);
+  }
+  if (!j || typeof j !== 'object') throw bad('not a JSON object');
+  if (j.kdf !== 'scrypt') throw bad(`unsupported KDF ${JSON.stringify(j.kdf)} (only scrypt)`);
+  if (typeof j.salt !== 'string' || typeof j.data !== 'string') throw bad('missing salt or data');
+  validateParams({ N: j.N as number, r: j.r as number, p: j.p as number }, id);
+  return j as KeyFileJSON;
+}
+
+async function deriveUserKey(password: string, salt: Uint8Array, p: KdfParams): Promise<Key> {
+  const out = await primitives().scrypt(new TextEncoder().encode(password), salt, p.N, p.r, p.p, 64);
+  return Key.fromKdfOutput(out);
+}
+
+/** Opens one key file's JSON with `password`; throws WRONG_PASSWORD if the MAC fails. */
+export async function openKeyFile(j: KeyFileJSON, password: string, id: string): Promise<Key> {
+  let salt: Uint8Array, data: Uint8Array;
+  try {
+    salt = base64Decode(j.salt);
+    data = base64Decode(j.data);
+  } catch (e) {
+    throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: salt or data is not base64`, { cause: e, detail: { key: id } });
+  }
+  if (salt.length !== SALT_SIZE) throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: salt must be ${SALT_SIZE} bytes, not ${salt.length}`, { detail: { key: id } });
+  const userKey = await deriveUserKey(password, salt, { N: j.N, r: j.r, p: j.p });
+  let plain: Uint8Array;
+  try {
+    plain = await open(userKey, data);
+  } catch {
+    throw new CairnError('WRONG_PASSWORD', 'wrong password', { detail: { key: id } });
+  }
+  try {
+    return Key.fromJSON(JSON.parse(new TextDecoder().decode(plain)));
+  } catch (e) {
+    throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: master key is malformed`, { cause: e, detail: { key: id } });
+  }
+}
+
+/** Writes a new key file wrapping `master` under `password`; returns its ID. */
+export async function addKey(backend: Backend, master: Key, password: string, owner: KeyOwner, params: KdfParams = DEFAULT_KDF): Promise<ID> {
+  validateParams(params, 'new');
+  const salt = primitives().randomBytes(SALT_SIZE);
+  const userKey = await deriveUserKey(password, salt, params);
+  const sealed = await seal(userKey, new TextEncoder().encode(JSON.stringify(master.toJSON())));
+  const j: KeyFileJSON = {
+    created: owner.created ?? new Date().toISOString(),
+    username: owner.username,
+    hostname: owner.hostname,
+    kdf: 'scrypt',
+    N: params.N,
+    r: params.r,
+    p: params.p,
+    salt: base64Encode(salt),
+    data: base64Encode(sealed),
+  };
+  const bytes = new TextEncoder().encode(JSON.stringify(j));
+  const id = await hashID(bytes);
+  await backend.save({ type: 'keys', name: id }, bytes);
+  return id;
+}
+
+export interface FoundKey {
+  id: ID;
+  key: Key;
+}
+
+/**
+ * Finds the key file that `password` opens (restic SearchKey): the hinted one first, then
+ * the others. Distinguishes "no key matched" (WRONG_PASSWORD) from "the only keys are
+ * unreadable" (BAD_KEY_FILE) and "no keys at all" (NO_KEY).
+ */
+export async function searchKey(backend: Backend, password: string, opts: { keyHint?: string; signal?: AbortSignal } = {}): Promise<FoundKey> {
+  const ids: ID[] = [];
+  for await (const fi of backend.list('keys', { signal: opts.signal })) ids.push(fi.name);
+  if (ids.length === 0) throw new CairnError('NO_KEY', 'repository has no key files', { op: 'open' });
+  if (opts.keyHint) {
+    const i = ids.findIndex((id) => id.startsWith(opts.keyHint!));
+    if (i > 0) ids.unshift(...ids.splice(i, 1));
+  }
+  let wrong = 0;
+  const broken: CairnError[] = [];
+  for (const id of ids) {
+    try {
+      const bytes = await backend.load({ type: 'keys', name: id }, { signal: opts.signal });
+      return { id, key: await openKeyFile(parseKeyFile(bytes, id), password, id) };
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'WRONG_PASSWORD') wrong++;
+      else if (e instanceof CairnError && e.code === 'BAD_KEY_FILE') broken.push(e);
+      else if (isNotFound(e)) continue; // removed while we listed
+      else throw e;
+    }
+  }
+  if (wrong === 0 && broken.length > 0) throw broken[0]!;
+  const note = broken.length ? ` (${broken.length} unreadable key file(s) skipped: ${broken.map((b) => b.message).join('; ')})` : '';
+  throw new CairnError('WRONG_PASSWORD', `wrong password or no key found${note}`, { op: 'open' });
+}
+
+export async function readKeyInfo(backend: Backend, id: ID): Promise<KeyFileInfo> {
+  const j = parseKeyFile(await backend.load({ type: 'keys', name: id }), id);
+  return { id, created: j.created, username: j.username, hostname: j.hostname, params: { N: j.N, r: j.r, p: j.p } };
+}

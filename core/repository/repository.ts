@@ -1,0 +1,175 @@
+// The repository: the only layer that knows keys, config, unpacked files, the index and how
+// blobs are read. Writing blobs goes through BlobWriter (blob-writer.ts). Mirrors restic's
+// internal/repository.
+
+import { CairnError, isNotFound } from '../errors';
+import type { Backend, FileType } from '../backend/backend';
+import { Key } from '../crypto/keys';
+import { open, seal } from '../crypto/seal';
+import { hashID, isID, type ID } from '../id';
+import { decodeIndex, encodeIndex, type IndexPack } from '../index/index-file';
+import { MasterIndex, type BlobLocation } from '../index/master-index';
+import type { BlobType } from '../pack/header';
+import { decodeBlob } from './blob-codec';
+import { decodeConfig, encodeConfig, newConfig, type Config } from './config';
+import { addKey, DEFAULT_KDF, searchKey, type KdfParams, type KeyOwner } from './keyfile';
+import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON } from './unpacked';
+import type { Pol } from '../chunker/polynomial';
+import type { CompressionMode } from './blob-codec';
+import { mapLimit } from '../util/concurrency';
+
+export type UnpackedType = Exclude<FileType, 'data' | 'keys' | 'config'>;
+
+export interface InitOptions {
+  owner: KeyOwner;
+  kdf?: KdfParams;
+  version?: number;
+  polynomial?: Pol;
+}
+
+export interface OpenOptions {
+  keyHint?: string;
+  signal?: AbortSignal;
+}
+
+export interface RepositoryOptions {
+  compression?: CompressionMode;
+  packSize?: number;
+}
+
+export class Repository {
+  readonly backend: Backend;
+  readonly key: Key;
+  readonly keyID: ID;
+  readonly config: Config;
+  readonly index = new MasterIndex();
+  compression: CompressionMode = 'auto';
+  packSize: number | undefined;
+  #indexLoaded = false;
+
+  constructor(backend: Backend, key: Key, keyID: ID, config: Config, opts: RepositoryOptions = {}) {
+    this.backend = backend;
+    this.key = key;
+    this.keyID = keyID;
+    this.config = config;
+    this.compression = opts.compression ?? 'auto';
+    this.packSize = opts.packSize;
+  }
+
+  get version(): number {
+    return this.config.version;
+  }
+
+  static async init(backend: Backend, password: string, opts: InitOptions): Promise<Repository> {
+    if (await exists(backend)) throw new CairnError('REPO_EXISTS', `a repository already exists at ${backend.location}`, { op: 'init' });
+    const master = Key.random();
+    const config = newConfig(opts.version, opts.polynomial);
+    const sealed = await seal(master, new TextEncoder().encode(encodeConfig(config)));
+    const keyID = await addKey(backend, master, password, opts.owner, opts.kdf ?? DEFAULT_KDF);
+    await backend.save({ type: 'config', name: '' }, sealed);
+    return new Repository(backend, master, keyID, config);
+  }
+
+  static async open(backend: Backend, password: string, opts: OpenOptions = {}): Promise<Repository> {
+    if (!(await exists(backend))) {
+      throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location} (config file not found)`, { op: 'open' });
+    }
+    const { id, key } = await searchKey(backend, password, opts);
+    let config: Config;
+    try {
+      const plain = await open(key, await backend.load({ type: 'config', name: '' }, { signal: opts.signal }));
+      config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG'), 'config', 'BAD_CONFIG'));
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'BAD_CONFIG') throw e;
+      throw new CairnError('BAD_CONFIG', `config cannot be read: ${(e as Error).message}`, { cause: e, op: 'open' });
+    }
+    return new Repository(backend, key, id, config);
+  }
+
+  /** IDs of all stored objects of a type (names that are not IDs, like temp files, are skipped). */
+  async listIDs(type: Exclude<FileType, 'config'>, signal?: AbortSignal): Promise<ID[]> {
+    const ids: ID[] = [];
+    for await (const fi of this.backend.list(type, { signal })) if (isID(fi.name)) ids.push(fi.name);
+    return ids;
+  }
+
+  /** Loads, verifies and decrypts an unpacked file; returns its parsed JSON. */
+  async loadJSON(type: UnpackedType, id: ID, signal?: AbortSignal): Promise<unknown> {
+    return parseJSON(await this.loadUnpacked(type, id, signal), `${type} ${id.slice(0, 8)}`, type === 'snapshots' ? 'BAD_SNAPSHOT' : 'BAD_INDEX');
+  }
+
+  /** Loads, verifies and decrypts an unpacked file; returns its JSON bytes. */
+  async loadUnpacked(type: UnpackedType, id: ID, signal?: AbortSignal): Promise<Uint8Array> {
+    const what = `${type.replace(/s$/, '')} ${id.slice(0, 8)}`;
+    const code = type === 'snapshots' ? 'BAD_SNAPSHOT' : 'BAD_INDEX';
+    const bytes = await this.backend.load({ type, name: id }, { signal });
+    if ((await hashID(bytes)) !== id) {
+      throw new CairnError('HASH_MISMATCH', `${what}: content does not match its name`, { detail: { type, id } });
+    }
+    let plain: Uint8Array;
+    try {
+      plain = await open(this.key, bytes);
+    } catch (e) {
+      throw new CairnError('MAC_MISMATCH', `${what}: fails authentication (corrupt, or written with another key)`, { cause: e, detail: { type, id } });
+    }
+    return decodeUnpackedPlain(plain, what, code);
+  }
+
+  /** Seals JSON as an unpacked file and stores it; returns its ID. */
+  async saveJSON(type: UnpackedType, json: string | Uint8Array, signal?: AbortSignal): Promise<ID> {
+    const sealed = await seal(this.key, encodeUnpackedPlain(json, this.version));
+    const id = await hashID(sealed);
+    await this.backend.save({ type, name: id }, sealed, { signal });
+    return id;
+  }
+
+  /** Loads every index file into the master index (once). */
+  async loadIndex(opts: { signal?: AbortSignal; onFile?: (done: number, total: number) => void } = {}): Promise<void> {
+    if (this.#indexLoaded) return;
+    const ids = await this.listIDs('index', opts.signal);
+    let done = 0;
+    await mapLimit(ids, 8, async (id) => {
+      const packs = decodeIndex(await this.loadJSON('index', id, opts.signal), id);
+      for (const p of packs) this.index.addPack(p.id, p.blobs);
+      opts.onFile?.(++done, ids.length);
+    });
+    this.#indexLoaded = true;
+  }
+
+  /** Writes one index file listing `packs` (already stored) and adds them to the master index. */
+  async saveIndex(packs: readonly IndexPack[], signal?: AbortSignal): Promise<ID> {
+    return this.saveJSON('index', encodeIndex(packs), signal);
+  }
+
+  lookupBlob(type: BlobType, id: ID): BlobLocation | undefined {
+    return this.index.lookup(type, id);
+  }
+
+  /** Reads a blob, trying every stored copy; verifies its content hash. */
+  async loadBlob(type: BlobType, id: ID, signal?: AbortSignal): Promise<Uint8Array> {
+    const locs = this.index.lookupAll(type, id);
+    if (locs.length === 0) throw new CairnError('BLOB_NOT_FOUND', `${type} blob ${id.slice(0, 8)} is not in any index`, { detail: { blob: id, type } });
+    let last: unknown;
+    for (const loc of locs) {
+      try {
+        const sealed = await this.backend.load({ type: 'data', name: loc.packID }, { offset: loc.offset, length: loc.length, signal });
+        if (sealed.length !== loc.length) throw new CairnError('BAD_PACK', `pack ${loc.packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: loc.packID } });
+        return await decodeBlob(this.key, sealed, loc);
+      } catch (e) {
+        if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+        last = e;
+      }
+    }
+    throw last;
+  }
+}
+
+async function exists(backend: Backend): Promise<boolean> {
+  try {
+    await backend.stat({ type: 'config', name: '' });
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+}

@@ -1,0 +1,89 @@
+// Finding snapshots: list and decode them all, resolve an ID prefix or `latest` with
+// restic's host/path/tag filters, and pick a backup's parent (restic findParentSnapshot:
+// the newest snapshot of the same host and the same set of paths).
+
+import { CairnError } from '../errors';
+import { decodeSnapshot, type Snapshot } from '../data/snapshot';
+import type { ID } from '../id';
+import { mapLimit } from '../util/concurrency';
+import type { Repository } from './repository';
+
+export interface SnapshotEntry {
+  id: ID;
+  snapshot: Snapshot;
+}
+
+export interface SnapshotFilter {
+  hosts?: string[];
+  /** Every one of these paths must be among the snapshot's paths. */
+  paths?: string[];
+  /** restic --tag: each entry is a comma-separated AND group; any group may match. */
+  tags?: string[];
+}
+
+export async function loadSnapshot(repo: Repository, id: ID, signal?: AbortSignal): Promise<Snapshot> {
+  try {
+    return decodeSnapshot(await repo.loadUnpacked('snapshots', id, signal));
+  } catch (e) {
+    if (e instanceof CairnError && e.code === 'BAD_SNAPSHOT') {
+      throw new CairnError('BAD_SNAPSHOT', `snapshot ${id.slice(0, 8)}: ${e.message}`, { cause: e, detail: { snapshot: id } });
+    }
+    throw e;
+  }
+}
+
+/**
+ * Every snapshot, oldest first. Unreadable ones are reported through `onError` and skipped
+ * (a malformed snapshot must not hide the good ones), or thrown when no callback is given.
+ */
+export async function listSnapshots(repo: Repository, opts: { signal?: AbortSignal; onError?: (id: ID, e: unknown) => void } = {}): Promise<SnapshotEntry[]> {
+  const ids = await repo.listIDs('snapshots', opts.signal);
+  const out: SnapshotEntry[] = [];
+  await mapLimit(ids, 8, async (id) => {
+    try {
+      out.push({ id, snapshot: await loadSnapshot(repo, id, opts.signal) });
+    } catch (e) {
+      if (!opts.onError || (e instanceof CairnError && e.code === 'ABORTED')) throw e;
+      opts.onError(id, e);
+    }
+  });
+  return out.sort((a, b) => a.snapshot.time.compare(b.snapshot.time) || (a.id < b.id ? -1 : 1));
+}
+
+export function matches(sn: Snapshot, f: SnapshotFilter): boolean {
+  if (f.hosts?.length && !f.hosts.includes(sn.hostname ?? '')) return false;
+  if (f.paths?.length && !f.paths.every((p) => sn.paths.includes(p))) return false;
+  if (f.tags?.length) {
+    const have = new Set(sn.tags ?? []);
+    const any = f.tags.some((group) => group.split(',').filter(Boolean).every((t) => have.has(t)));
+    if (!any) return false;
+  }
+  return true;
+}
+
+/** Resolves `latest` or a (unique) ID prefix among the snapshots matching `filter`. */
+export async function findSnapshot(repo: Repository, ref: string, filter: SnapshotFilter = {}, signal?: AbortSignal): Promise<SnapshotEntry> {
+  if (ref === 'latest') {
+    const all = (await listSnapshots(repo, { signal, onError: () => {} })).filter((e) => matches(e.snapshot, filter));
+    const last = all[all.length - 1];
+    if (!last) throw new CairnError('SNAPSHOT_NOT_FOUND', 'no snapshot found (latest)');
+    return last;
+  }
+  if (!/^[0-9a-f]{1,64}$/.test(ref)) throw new CairnError('SNAPSHOT_NOT_FOUND', `invalid snapshot ID ${JSON.stringify(ref)}`);
+  const ids = (await repo.listIDs('snapshots', signal)).filter((id) => id.startsWith(ref));
+  if (ids.length === 0) throw new CairnError('SNAPSHOT_NOT_FOUND', `no snapshot matching ID ${ref}`);
+  if (ids.length > 1) throw new CairnError('AMBIGUOUS_ID', `ID ${ref} matches ${ids.length} snapshots; use a longer prefix`);
+  return { id: ids[0]!, snapshot: await loadSnapshot(repo, ids[0]!, signal) };
+}
+
+const samePaths = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().every((p, i) => p === [...b].sort()[i]);
+
+/** The newest snapshot with this host and exactly these paths (restic 0.14's parent choice). */
+export async function findParent(repo: Repository, hostname: string, paths: string[], signal?: AbortSignal): Promise<SnapshotEntry | undefined> {
+  const all = await listSnapshots(repo, { signal, onError: () => {} });
+  for (let i = all.length - 1; i >= 0; i--) {
+    const e = all[i]!;
+    if ((e.snapshot.hostname ?? '') === hostname && samePaths(e.snapshot.paths, paths)) return e;
+  }
+  return undefined;
+}

@@ -1,0 +1,221 @@
+// Restores a snapshot (or a sub-tree of it) into a RestoreTarget. Like restic's restorer it
+// plans by pack: every pack is read once, in one ranged request covering the blobs needed,
+// and each blob (verified against its SHA-256) is written to every file position that needs
+// it. A blob that cannot be read fails only the files that contain it.
+
+import { CairnError, serializeError, throwIfAborted, type ErrorCode } from '../errors';
+import type { Node } from '../data/node';
+import type { ID } from '../id';
+import type { Repository } from '../repository/repository';
+import { decodeBlob } from '../repository/blob-codec';
+import type { BlobLocation } from '../index/master-index';
+import { ProgressTracker, type ProgressSnapshot } from '../progress';
+import { mapLimit } from '../util/concurrency';
+import { childMayMatch, matchAny, type Pattern } from '../util/pattern';
+import { walk } from '../walker';
+import type { FileWriter, RestoreTarget } from './target';
+
+export interface RestoreOptions {
+  /** Only entries matching one of these (or inside a matching directory) are restored. */
+  include?: Pattern[];
+  exclude?: Pattern[];
+  /** Paths in include/exclude are matched against these leading components + the walk path. */
+  pathPrefix?: string[];
+  signal?: AbortSignal;
+  onProgress?: (p: ProgressSnapshot) => void;
+  /** Packs read at once. */
+  concurrency?: number;
+}
+
+export interface RestoreError {
+  path: string;
+  code: ErrorCode;
+  message: string;
+}
+
+export interface RestoreResult {
+  files: number;
+  dirs: number;
+  bytes: number;
+  errors: RestoreError[];
+}
+
+interface PlannedFile {
+  path: string[];
+  node: Node;
+  remaining: number;
+  writer?: Promise<FileWriter>;
+  failed?: boolean;
+}
+
+interface Use {
+  file: PlannedFile;
+  offset: number;
+}
+
+export async function restore(repo: Repository, treeID: ID, target: RestoreTarget, opts: RestoreOptions = {}): Promise<RestoreResult> {
+  const signal = opts.signal;
+  const progress = new ProgressTracker('restoring', opts.onProgress);
+  const errors: RestoreError[] = [];
+  const fail = (path: string[], e: unknown) => {
+    const s = serializeError(e);
+    errors.push({ path: '/' + path.join('/'), code: s.code, message: s.message });
+    progress.errors++;
+  };
+  await repo.loadIndex({ signal });
+
+  const prefix = opts.pathPrefix ?? [];
+  const selected = (path: string[]) => {
+    const full = [...prefix, ...path];
+    if (opts.exclude?.length && matchAny(opts.exclude, full)) return false;
+    return !opts.include?.length || matchAny(opts.include, full);
+  };
+  const mayDescend = (path: string[]) => {
+    const full = [...prefix, ...path];
+    if (opts.exclude?.length && matchAny(opts.exclude, full)) return false;
+    return !opts.include?.length || opts.include.some((p) => childMayMatch(p, full));
+  };
+
+  // 1. Walk: directories, symlinks and empty files now; plan the blobs of the others.
+  const files: PlannedFile[] = [];
+  const dirs: { path: string[]; node: Node }[] = [];
+  const byPack = new Map<ID, Map<string, { loc: BlobLocation; uses: Use[] }>>();
+  const result = { files: 0, dirs: 0, bytes: 0 };
+  const made = new Set<string>();
+  const ensureDir = async (path: string[]) => {
+    for (let i = 1; i <= path.length; i++) {
+      const k = path.slice(0, i).join('/');
+      if (!made.has(k)) {
+        made.add(k);
+        await target.mkdir(path.slice(0, i));
+      }
+    }
+  };
+
+  const walker = walk(repo, treeID, {
+    signal,
+    enter: (item) => selected(item.path) || mayDescend(item.path),
+    onTreeError: (path, _id, e) => fail(path, e),
+  });
+  for await (const { path, node } of walker) {
+    throwIfAborted(signal);
+    const take = selected(path);
+    if (node.type === 'dir') {
+      if (take) {
+        await ensureDir(path);
+        dirs.push({ path, node });
+        result.dirs++;
+      }
+      continue;
+    }
+    if (!take) continue;
+    await ensureDir(path.slice(0, -1));
+    try {
+      if (node.type === 'symlink') await target.symlink(path, node.linkTarget ?? '');
+      else if (node.type === 'file') {
+        const content = node.content ?? [];
+        const locs = content.map((id) => {
+          const loc = repo.index.lookup('data', id);
+          if (!loc) throw new CairnError('BLOB_NOT_FOUND', `data blob ${id.slice(0, 8)} is not in any index`, { detail: { blob: id } });
+          return loc;
+        });
+        const f: PlannedFile = { path, node, remaining: content.length };
+        files.push(f);
+        progress.total.files++;
+        progress.total.bytes += node.size ?? 0;
+        let offset = 0;
+        for (const loc of locs) {
+          const id = loc.id;
+          let pack = byPack.get(loc.packID);
+          if (!pack) byPack.set(loc.packID, (pack = new Map()));
+          let b = pack.get(id);
+          if (!b) pack.set(id, (b = { loc, uses: [] }));
+          b.uses.push({ file: f, offset });
+          offset += loc.uncompressedLength || loc.length - 32;
+        }
+        if (content.length === 0) {
+          await (await target.createFile(path, 0)).close();
+          await target.setMetadata(path, node);
+          result.files++;
+          progress.done.files++;
+        }
+      } else continue; // devices, fifos, sockets: not restored (restic needs root for most)
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+      fail(path, e);
+    }
+  }
+  progress.totalsFinal = true;
+
+  // 2. Read each pack once and write its blobs wherever they go.
+  const finishFile = async (f: PlannedFile) => {
+    const w = await f.writer!;
+    await w.close();
+    if (!f.failed) {
+      await target.setMetadata(f.path, f.node);
+      result.files++;
+    }
+    progress.done.files++;
+  };
+  const writerOf = (f: PlannedFile) => (f.writer ??= target.createFile(f.path, f.node.size ?? 0));
+
+  await mapLimit(byPack, opts.concurrency ?? 4, async ([packID, blobs]) => {
+    throwIfAborted(signal);
+    const list = [...blobs.values()].sort((a, b) => a.loc.offset - b.loc.offset);
+    const start = list[0]!.loc.offset;
+    const end = list.reduce((m, b) => Math.max(m, b.loc.offset + b.loc.length), 0);
+    let bytes: Uint8Array | undefined;
+    let packError: unknown;
+    try {
+      bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal });
+      if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`);
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+      packError = e;
+    }
+    for (const b of list) {
+      let plain: Uint8Array | undefined;
+      let err = packError;
+      if (bytes) {
+        try {
+          plain = await decodeBlob(repo.key, bytes.subarray(b.loc.offset - start, b.loc.offset - start + b.loc.length), b.loc);
+        } catch (e) {
+          err = e;
+        }
+      }
+      for (const use of b.uses) {
+        const f = use.file;
+        try {
+          if (plain && !f.failed) {
+            await (await writerOf(f)).write(use.offset, plain);
+            progress.done.bytes += plain.length;
+            result.bytes += plain.length;
+          } else if (!f.failed) {
+            f.failed = true;
+            await writerOf(f);
+            fail(f.path, err);
+          }
+        } catch (e) {
+          if (!f.failed) {
+            f.failed = true;
+            fail(f.path, e);
+          }
+        }
+        if (--f.remaining === 0) await finishFile(f);
+      }
+      progress.tick();
+    }
+  });
+
+  // 3. Directory metadata last, deepest first, so writing children does not bump their mtimes.
+  for (const d of dirs.sort((a, b) => b.path.length - a.path.length)) {
+    try {
+      await target.setMetadata(d.path, d.node);
+    } catch (e) {
+      fail(d.path, e);
+    }
+  }
+  progress.phase = 'done';
+  progress.tick(true);
+  return { ...result, errors };
+}

@@ -1,0 +1,66 @@
+// Walking snapshot trees: depth-first in name order, yielding every node with its path.
+// Used by ls, restore, check, stats, find and the app's browser (restic internal/walker).
+
+import { CairnError } from '../errors';
+import { decodeTree, type Node, type Tree } from '../data';
+import type { ID } from '../id';
+import type { Repository } from '../repository/repository';
+
+export interface WalkItem {
+  /** Path components from the walk's root (["home", "u", "file.txt"]). */
+  path: string[];
+  node: Node;
+}
+
+export interface WalkOptions {
+  signal?: AbortSignal;
+  /** Return false to skip descending into a directory. */
+  enter?: (item: WalkItem) => boolean;
+  /** Called for trees that cannot be loaded; without it the walk throws. */
+  onTreeError?: (path: string[], treeID: ID, e: unknown) => void;
+}
+
+export async function loadTree(repo: Repository, id: ID, signal?: AbortSignal): Promise<Tree> {
+  const bytes = await repo.loadBlob('tree', id, signal);
+  try {
+    return decodeTree(bytes);
+  } catch (e) {
+    throw new CairnError('BAD_TREE', `tree ${id.slice(0, 8)}: ${(e as Error).message}`, { cause: e, detail: { tree: id } });
+  }
+}
+
+export async function* walk(repo: Repository, treeID: ID, opts: WalkOptions = {}, prefix: string[] = []): AsyncGenerator<WalkItem> {
+  let tree: Tree;
+  try {
+    tree = await loadTree(repo, treeID, opts.signal);
+  } catch (e) {
+    if (!opts.onTreeError || (e instanceof CairnError && e.code === 'ABORTED')) throw e;
+    opts.onTreeError(prefix, treeID, e);
+    return;
+  }
+  for (const node of tree.nodes) {
+    const item = { path: [...prefix, node.name], node };
+    yield item;
+    if (node.type === 'dir' && node.subtree && (opts.enter?.(item) ?? true)) {
+      yield* walk(repo, node.subtree, opts, item.path);
+    }
+  }
+}
+
+/** Finds the node at `path` (components) below a tree; undefined if absent. */
+export async function lookupPath(repo: Repository, treeID: ID, path: string[], signal?: AbortSignal): Promise<Node | undefined> {
+  let id: ID | undefined = treeID;
+  let node: Node | undefined;
+  for (const name of path) {
+    if (!id) return undefined;
+    const tree = await loadTree(repo, id, signal);
+    node = tree.nodes.find((n) => n.name === name);
+    if (!node) return undefined;
+    id = node.type === 'dir' ? node.subtree : undefined;
+  }
+  return node;
+}
+
+export function splitPath(p: string): string[] {
+  return p.split('/').filter((c) => c !== '' && c !== '.');
+}
