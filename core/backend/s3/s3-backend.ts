@@ -1,0 +1,262 @@
+// A Backend on an S3 bucket, talking to it only through presigned URLs and plain `fetch`
+// (restic's internal/backend/s3 does the same operations through minio-go). Every request
+// asks the UrlSigner for a fresh URL, so a retry (core/backend/retry.ts wraps this) is signed
+// anew. Objects live at `<prefix>/<restic path>`, e.g. `repo/data/ab/ab12…`.
+
+import { CairnError, throwIfAborted } from '../../errors';
+import { base64Encode } from '../../crypto/base64';
+import { primitives } from '../../crypto/primitives';
+import { toHex } from '../../id';
+import { handleString, objectPath, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions } from '../backend';
+import { checkLoadOptions, outOfRangeError } from '../range';
+import { md5 } from './md5';
+import { fetchError, responseError, type RequestContext } from './s3-errors';
+import type { S3Method, UrlSigner } from './url-signer';
+import { parseListObjectsV2 } from './xml';
+
+export interface S3BackendOptions {
+  signer: UrlSigner;
+  /** Key prefix inside the bucket ('' = the bucket's root); slashes at either end are ignored. */
+  prefix?: string;
+  /** For messages, e.g. `s3:https://host/bucket/prefix` (see formatS3Location). */
+  location?: string;
+  /** Requests this backend handles well at once; restic's default for S3 is 5. */
+  connections?: number;
+  fetch?: typeof fetch;
+  /** ListObjectsV2 `max-keys` (default 1000, S3's maximum). */
+  pageSize?: number;
+  /** Content-MD5 digest; defaults to the pure-TS one (the Node CLI may pass node:crypto's). */
+  md5?: (data: Uint8Array) => Uint8Array | Promise<Uint8Array>;
+  /**
+   * On a failed fetch, probe with a `no-cors` request to tell a CORS refusal from a network
+   * failure. Default: on in browsers (where fetch reports both as the same TypeError).
+   */
+  detectCors?: boolean;
+  /** Send `If-None-Match: *` with each PUT so existing objects are never overwritten. */
+  noOverwrite?: boolean;
+}
+
+interface Send {
+  op: string;
+  method: S3Method;
+  key: string;
+  target: string;
+  signal?: AbortSignal;
+  query?: Record<string, string>;
+  /** Sent and covered by the signature. */
+  signed?: Record<string, string>;
+  /** Sent, not signed. */
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+}
+
+const isBrowser = (): boolean => typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
+
+export class S3Backend implements Backend {
+  readonly location: string;
+  readonly connections: number;
+  readonly #signer: UrlSigner;
+  readonly #prefix: string;
+  readonly #fetch: typeof fetch;
+  readonly #pageSize: number;
+  readonly #md5: (data: Uint8Array) => Uint8Array | Promise<Uint8Array>;
+  readonly #detectCors: boolean;
+  readonly #noOverwrite: boolean;
+  /** Methods that have worked at least once: their CORS rule is fine, so a failure is the network. */
+  readonly #worked = new Set<string>();
+
+  constructor(opts: S3BackendOptions) {
+    this.#signer = opts.signer;
+    const p = (opts.prefix ?? '').replace(/^\/+|\/+$/g, '');
+    this.#prefix = p ? p + '/' : '';
+    this.location = opts.location ?? `s3:${this.#prefix}`;
+    this.connections = opts.connections ?? 5;
+    this.#fetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#pageSize = opts.pageSize ?? 1000;
+    this.#md5 = opts.md5 ?? md5;
+    this.#detectCors = opts.detectCors ?? isBrowser();
+    this.#noOverwrite = opts.noOverwrite ?? false;
+  }
+
+  #key(h: Handle): string {
+    return this.#prefix + objectPath(h);
+  }
+
+  async #send(s: Send): Promise<Response> {
+    throwIfAborted(s.signal);
+    const ctx: RequestContext = { op: s.op, method: s.method, key: s.key, target: s.target };
+    const signed = await this.#signer.sign({ method: s.method, key: s.key, ...(s.query ? { query: s.query } : {}), ...(s.signed ? { headers: s.signed } : {}) }, s.signal);
+    throwIfAborted(s.signal);
+    const init: RequestInit = {
+      method: s.method,
+      headers: { ...s.headers, ...s.signed, ...signed.headers },
+      signal: s.signal,
+      // Every URL is unique; keep the responses out of the browser's HTTP cache.
+      cache: 'no-store',
+    };
+    if (s.body) init.body = s.body as BodyInit;
+    try {
+      const res = await this.#fetch(signed.url, init);
+      this.#worked.add(s.method);
+      return res;
+    } catch (e) {
+      throw fetchError(e, ctx, s.signal, await this.#corsLikely(e, s, signed.url), (globalThis as { location?: { origin?: string } }).location?.origin);
+    }
+  }
+
+  async #corsLikely(e: unknown, s: Send, url: string): Promise<boolean> {
+    if (!this.#detectCors || !(e instanceof TypeError) || s.signal?.aborted || this.#worked.has(s.method)) return false;
+    try {
+      // An opaque answer to a no-cors request means the server is reachable and answered:
+      // the browser refused to hand us the real answer, which is what CORS does.
+      await this.#fetch(url, { method: 'HEAD', mode: 'no-cors', cache: 'no-store', signal: s.signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #body(res: Response, ctx: RequestContext, signal?: AbortSignal): Promise<Uint8Array> {
+    try {
+      return new Uint8Array(await res.arrayBuffer());
+    } catch (e) {
+      throw fetchError(e, ctx, signal);
+    }
+  }
+
+  async #fail(res: Response, s: Send): Promise<never> {
+    throw await responseError(res, { op: s.op, method: s.method, key: s.key, target: s.target });
+  }
+
+  async save(h: Handle, data: Uint8Array, opts: RequestOptions = {}): Promise<void> {
+    throwIfAborted(opts.signal);
+    const target = handleString(h);
+    if (h.type === 'data') {
+      // A pack's name is the SHA-256 of its bytes; a mismatch here is a bug upstream, and
+      // uploading would plant a pack that `restic check --read-data` reports as damaged.
+      const id = toHex(await primitives().sha256(data));
+      if (id !== h.name) {
+        throw new CairnError('HASH_MISMATCH', `refusing to upload ${target}: its bytes hash to ${id}`, { op: 'save', detail: { handle: target, actual: id } });
+      }
+    }
+    const signed: Record<string, string> = { 'content-md5': base64Encode(await this.#md5(data)) };
+    if (this.#noOverwrite) signed['if-none-match'] = '*';
+    const s: Send = { op: 'save', method: 'PUT', key: this.#key(h), target, signal: opts.signal, signed, headers: { 'content-type': 'application/octet-stream' }, body: data };
+    const res = await this.#send(s);
+    if (res.status === 412 && this.#noOverwrite) {
+      await res.body?.cancel();
+      // Content-addressed names: an existing object already holds these bytes. Not so for config.
+      if (h.type === 'config') throw new CairnError('ALREADY_EXISTS', 'config already exists', { op: 'save', detail: { handle: target } });
+      return;
+    }
+    if (!res.ok) await this.#fail(res, s);
+    await this.#body(res, s, opts.signal);
+  }
+
+  async load(h: Handle, opts: LoadOptions = {}): Promise<Uint8Array> {
+    checkLoadOptions(h, opts);
+    const { offset = 0, length = 0 } = opts;
+    const headers: Record<string, string> = {};
+    if (offset > 0 || length > 0) headers['range'] = `bytes=${offset}-${length > 0 ? offset + length - 1 : ''}`;
+    const s: Send = { op: 'load', method: 'GET', key: this.#key(h), target: handleString(h), signal: opts.signal, headers };
+    const res = await this.#send(s);
+    if (res.status === 416) {
+      await res.body?.cancel();
+      const size = totalFromContentRange(res.headers.get('content-range')) ?? (await this.stat(h, opts)).size;
+      if (length === 0 && offset === size) return new Uint8Array(0);
+      throw outOfRangeError(h, offset, length, size);
+    }
+    if (!res.ok) await this.#fail(res, s);
+    const bytes = await this.#body(res, s, opts.signal);
+    if (res.status === 200) {
+      // No range asked for, or a server that ignored it: cut the range out here.
+      if (!headers['range']) return bytes;
+      const end = length > 0 ? offset + length : bytes.length;
+      if (offset > bytes.length || end > bytes.length) throw outOfRangeError(h, offset, length, bytes.length);
+      return bytes.slice(offset, end);
+    }
+    if (length > 0 && bytes.length !== length) {
+      const size = totalFromContentRange(res.headers.get('content-range'));
+      if (size !== undefined && offset + length > size) throw outOfRangeError(h, offset, length, size);
+      throw new CairnError('NETWORK', `short read of ${s.target}: ${bytes.length} of ${length} bytes`, { op: 'load', retryable: true, detail: { handle: s.target } });
+    }
+    return bytes;
+  }
+
+  async stat(h: Handle, opts: RequestOptions = {}): Promise<FileInfo> {
+    const s: Send = { op: 'stat', method: 'HEAD', key: this.#key(h), target: handleString(h), signal: opts.signal };
+    const res = await this.#send(s);
+    if (!res.ok) await this.#fail(res, s);
+    const size = Number(res.headers.get('content-length'));
+    if (!Number.isSafeInteger(size) || size < 0) {
+      throw new CairnError('BACKEND_IO', `HEAD ${s.target} gave no Content-Length (is Content-Length exposed by CORS?)`, { op: 'stat', detail: { handle: s.target } });
+    }
+    return { name: h.type === 'config' ? 'config' : h.name, size };
+  }
+
+  async remove(h: Handle, opts: RequestOptions = {}): Promise<void> {
+    // S3's DELETE succeeds for absent keys too; the Backend contract wants NOT_FOUND.
+    await this.stat(h, opts);
+    const s: Send = { op: 'remove', method: 'DELETE', key: this.#key(h), target: handleString(h), signal: opts.signal };
+    const res = await this.#send(s);
+    if (!res.ok) await this.#fail(res, s);
+    await res.body?.cancel();
+  }
+
+  async *list(type: FileType, opts: RequestOptions = {}): AsyncIterable<FileInfo> {
+    const { signal } = opts;
+    throwIfAborted(signal);
+    if (type === 'config') {
+      const fi = await this.stat({ type, name: '' }, opts).catch((e: unknown) => {
+        if (e instanceof CairnError && e.code === 'NOT_FOUND') return undefined;
+        throw e;
+      });
+      if (fi) yield fi;
+      return;
+    }
+    const prefix = `${this.#prefix}${type}/`;
+    let token: string | undefined;
+    let startAfter: string | undefined;
+    for (;;) {
+      const query: Record<string, string> = { 'list-type': '2', prefix, 'max-keys': String(this.#pageSize) };
+      if (token) query['continuation-token'] = token;
+      else if (startAfter) query['start-after'] = startAfter;
+      const s: Send = { op: 'list', method: 'GET', key: '', target: type, signal, query };
+      const res = await this.#send(s);
+      if (!res.ok) await this.#fail(res, s);
+      const text = new TextDecoder().decode(await this.#body(res, s, signal));
+      let page;
+      try {
+        page = parseListObjectsV2(text);
+      } catch (e) {
+        throw new CairnError('BACKEND_IO', `listing ${prefix} returned an unreadable answer: ${(e as Error).message}`, { op: 'list', cause: e, retryable: true, detail: { target: type } });
+      }
+      for (const o of page.objects) {
+        const name = listedName(type, o.key.slice(prefix.length));
+        if (name === undefined) continue;
+        yield { name, size: o.size };
+        throwIfAborted(signal);
+      }
+      if (!page.isTruncated) return;
+      token = page.nextContinuationToken;
+      // A truncated page without a token (some S3 clones): continue after its last key.
+      startAfter = page.objects.at(-1)?.key;
+      if (!token && !startAfter) throw new CairnError('BACKEND_IO', `listing ${prefix} is truncated but gives no way to continue`, { op: 'list' });
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** `data/ab/<id>` lists as `<id>`; other types are flat. Anything else in there is not ours. */
+function listedName(type: FileType, rel: string): string | undefined {
+  const parts = rel.split('/');
+  if (type === 'data') return parts.length === 2 && /^[0-9a-f]{2}$/.test(parts[0]!) && parts[1] ? parts[1] : undefined;
+  return parts.length === 1 && rel ? rel : undefined;
+}
+
+// The total size from `Content-Range: bytes a-b/SIZE` (206) or `bytes */SIZE` (416).
+function totalFromContentRange(v: string | null): number | undefined {
+  const m = v ? /\/(\d+)\s*$/.exec(v) : null;
+  return m ? Number(m[1]) : undefined;
+}
