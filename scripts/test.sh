@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every test, from a fresh clone after `npm ci`: installs what is missing (restic, Chromium,
+# Ceph), type-checks, builds the CLI and the app, starts a throwaway radosgw for the whole
+# run, runs the unit/interop/S3 suites (vitest) and the end-to-end suite (Playwright), and
+# stops the server again — also when something fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+bash scripts/ensure-deps.sh
+
+echo "== typecheck"
+npm run --silent typecheck
+
+echo "== build"
+node scripts/build-cli.mjs --quiet
+[ -f vite.config.ts ] && npm run --silent build:app
+
+echo "== S3 server (radosgw)"
+s3dir=$(mktemp -d /tmp/cairn-test-s3.XXXXXX)
+cleanup() { bash scripts/s3/stop.sh --dir "$s3dir" --rm >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+bash scripts/s3/start.sh --dir "$s3dir" --quiet --origin "http://localhost:4173,http://127.0.0.1:4173,http://localhost:5173"
+export CAIRN_S3_ENV="$s3dir/env.json"
+
+echo "== unit, interop and S3 tests"
+npx vitest run
+
+if [ -f playwright.config.ts ]; then
+  echo "== end-to-end tests"
+  npx playwright test
+fi
+echo "== all tests passed in $(( $(date +%s) - started )) s"
