@@ -1,0 +1,279 @@
+// The engine worker's API, as the page sees it through `Comlink.wrap<EngineApi>(worker)`.
+// Types only (plus one type guard): the page imports nothing else from workers/ except the
+// small page-side helpers in ./client/. Passwords, master keys, S3 secrets and file contents
+// go *into* the worker and never come back out.
+//
+// Conventions
+// - Every method rejects with an `EngineError` (a plain object, not an Error: comlink would
+//   strip an Error's `code`). Switch on `code`; show `message` only as a detail.
+// - Callbacks (`onProgress`) must be wrapped in `Comlink.proxy(fn)`; they are throttled to a
+//   few calls per second.
+// - One repository is open per engine worker; one long operation (backup, restore, download)
+//   runs at a time and `cancel()` stops it (it then rejects with code `ABORTED`).
+
+import type { ErrorCode } from '../core/errors';
+import type { ProgressSnapshot } from '../core/progress';
+
+export type { ProgressSnapshot };
+
+// ---- repositories ---------------------------------------------------------------------------
+
+export type S3Auth =
+  | { type: 'keys'; accessKeyId: string; secretAccessKey: string; sessionToken?: string }
+  /** The user's own presign endpoint (core/backend/s3/PRESIGN-ENDPOINT.md); no secret in the browser. */
+  | { type: 'presign'; url: string; headers?: Record<string, string> };
+
+export interface S3Location {
+  kind: 's3';
+  /** Service URL without the bucket, e.g. `https://s3.us-west-004.backblazeb2.com`. */
+  endpoint: string;
+  region: string;
+  bucket: string;
+  /** Key prefix inside the bucket ('' = bucket root). */
+  prefix: string;
+  pathStyle: boolean;
+  auth: S3Auth;
+}
+
+export type RepoLocation =
+  /** The browser's own storage: `navigator.storage.getDirectory()/cairn-repos/<name>`. */
+  | { kind: 'opfs'; name: string }
+  /** A folder the user picked (readwrite permission already granted by the page). */
+  | { kind: 'folder'; handle: FileSystemDirectoryHandle; name: string }
+  | S3Location;
+
+export interface RepoInfo {
+  /** The repository ID from its config (64 hex). */
+  id: string;
+  version: number;
+  /** Human-readable, e.g. `opfs:photos`, `folder:Backup`, `s3:https://host/bucket/prefix`. */
+  location: string;
+  /** Stable key the engine files its offline cache under (same for the same location). */
+  locationKey: string;
+  snapshots: number;
+  /** Opened from the offline cache: browsing works, backups and bucket downloads do not. */
+  offline: boolean;
+  /** The repository's master key is remembered on this device (see OpenOptions.remember). */
+  remembered: boolean;
+}
+
+export interface OpenOptions {
+  /** Do not touch the network: unlock and browse from the offline metadata cache only. */
+  offline?: boolean;
+  /**
+   * Keep the master key on this device, wrapped with a non-extractable WebCrypto key held in
+   * IndexedDB, so `unlockRemembered` opens the repository without the password. Off unless
+   * the user asks. S3 keys are remembered the same way (never in clear).
+   */
+  remember?: boolean;
+}
+
+// ---- errors ---------------------------------------------------------------------------------
+
+export type EngineErrorCode =
+  | ErrorCode
+  /** A bucket repository is offline and the data (file contents) is not cached. */
+  | 'NEEDS_NETWORK'
+  /** Call openRepository first. */
+  | 'NO_REPOSITORY'
+  /** Another long operation is running (one at a time per engine). */
+  | 'BUSY'
+  /** unlockRemembered: nothing remembered for this location (or it was forgotten). */
+  | 'NOT_REMEMBERED'
+  /** This browser lacks an API the operation needs (message names it). */
+  | 'UNSUPPORTED';
+
+export interface EngineError {
+  code: EngineErrorCode;
+  message: string;
+  retryable: boolean;
+  /** Structured facts (path, pack, blob, HTTP status …), for logs and precise messages. */
+  detail?: Record<string, unknown>;
+}
+
+export function isEngineError(e: unknown): e is EngineError {
+  return typeof e === 'object' && e !== null && typeof (e as EngineError).code === 'string' && typeof (e as EngineError).message === 'string';
+}
+
+// ---- browsing -------------------------------------------------------------------------------
+
+export interface SnapshotSummaryView {
+  filesNew: number;
+  filesChanged: number;
+  filesUnmodified: number;
+  dirsNew: number;
+  dirsChanged: number;
+  dirsUnmodified: number;
+  dataBlobs: number;
+  treeBlobs: number;
+  dataAdded: number;
+  dataAddedPacked: number;
+  totalFilesProcessed: number;
+  totalBytesProcessed: number;
+  backupStart: string;
+  backupEnd: string;
+}
+
+export interface SnapshotView {
+  id: string;
+  shortId: string;
+  /** RFC 3339 with the snapshot's own zone offset. */
+  time: string;
+  hostname: string;
+  username: string;
+  tags: string[];
+  paths: string[];
+  /** Total bytes of the files in it (from the summary when it has one). */
+  size?: number;
+  summary?: SnapshotSummaryView;
+  parent?: string;
+  programVersion?: string;
+}
+
+export interface NodeView {
+  name: string;
+  type: 'file' | 'dir' | 'symlink' | 'dev' | 'chardev' | 'fifo' | 'socket' | 'irregular';
+  size: number;
+  /** RFC 3339. */
+  mtime: string;
+  /** Go os.FileMode bits, when recorded. */
+  mode?: number;
+  /** Components from the snapshot root, this node's name last. */
+  path: string[];
+  linkTarget?: string;
+}
+
+export interface SearchHit {
+  snapshotId: string;
+  node: NodeView;
+}
+
+export interface VersionView {
+  snapshotId: string;
+  time: string;
+  node: NodeView;
+}
+
+export interface DiffEntry {
+  path: string[];
+  change: 'added' | 'removed' | 'modified';
+  type: NodeView['type'];
+}
+
+// ---- backup ---------------------------------------------------------------------------------
+
+export type BackupSource =
+  /** A folder picked with showDirectoryPicker (read permission granted by the page). */
+  | { kind: 'handle'; handle: FileSystemDirectoryHandle }
+  /**
+   * `<input webkitdirectory>` files. Structured cloning drops `webkitRelativePath`, so the page
+   * passes each file's `webkitRelativePath` in `relativePaths` (same order), e.g. "Photos/a.jpg".
+   */
+  | { kind: 'files'; files: File[]; relativePaths: string[] };
+
+export interface BackupRequest {
+  source: BackupSource;
+  tags?: string[];
+  /** restic exclude patterns (`*.tmp`, `node_modules`, `/Photos/raw/**`). */
+  excludes?: string[];
+  /** Read every file even when the parent snapshot says it is unchanged. */
+  force?: boolean;
+}
+
+export interface BackupWarningView {
+  path: string;
+  code: EngineErrorCode;
+  message: string;
+}
+
+export interface BackupResultView {
+  snapshotId: string;
+  parent?: string;
+  summary: SnapshotSummaryView;
+  /** Files whose contents were read (new or changed); unchanged files are skipped. */
+  filesRead: number;
+  warnings: BackupWarningView[];
+  durationMs: number;
+}
+
+// ---- restore and download -------------------------------------------------------------------
+
+export interface RestoreResultView {
+  files: number;
+  dirs: number;
+  bytes: number;
+  /** Files that could not be restored (the others were). */
+  errors: { path: string; code: EngineErrorCode; message: string }[];
+}
+
+export type DownloadKind = 'file' | 'zip';
+
+/**
+ * A prepared streamed download: the service worker serves `url` with a body streamed from the
+ * engine worker through `port`. Use `startDownload()` from `workers/client/download.ts`, which
+ * hands the port to the service worker and starts the download; do not use this directly.
+ */
+export interface DownloadTicket {
+  id: string;
+  url: string;
+  filename: string;
+  /** Exact byte size for single files; undefined for ZIPs (streamed). */
+  size?: number;
+  port: MessagePort;
+}
+
+// ---- diagnostics (tests, benchmarks) --------------------------------------------------------
+
+export interface EngineStats {
+  /** File-saver workers a backup uses (navigator.hardwareConcurrency, capped). */
+  saverWorkers: number;
+  /** Blobs in the in-memory index. */
+  indexBlobs: number;
+  /** Tree blobs / metadata objects served from the offline cache vs. fetched, since open. */
+  cacheHits: number;
+  cacheMisses: number;
+  /** Last backup: files read by the savers and wall time. */
+  lastBackup?: { filesRead: number; durationMs: number; bytes: number };
+}
+
+export interface EngineApi {
+  createRepository(loc: RepoLocation, password: string, opts?: OpenOptions): Promise<RepoInfo>;
+  /** Wrong password rejects with `WRONG_PASSWORD`; no repository there with `NOT_A_REPOSITORY`. */
+  openRepository(loc: RepoLocation, password: string, opts?: OpenOptions): Promise<RepoInfo>;
+  /** Opens with a remembered master key (no password); `NOT_REMEMBERED` if there is none. */
+  unlockRemembered(loc: RepoLocation, opts?: { offline?: boolean }): Promise<RepoInfo>;
+  /** Drops the remembered key (and S3 keys) for a location. */
+  forgetRemembered(loc: RepoLocation): Promise<void>;
+  /** Deletes this location's offline cache (and remembered key). */
+  clearCache(loc: RepoLocation): Promise<void>;
+  closeRepository(): Promise<void>;
+  repositoryInfo(): Promise<RepoInfo | undefined>;
+
+  /** Newest last, like `restic snapshots`. From the offline cache when offline. */
+  listSnapshots(): Promise<SnapshotView[]>;
+  /** Children of `path` (components from the snapshot root; [] = the root), dirs first, then by name. */
+  listDir(snapshotId: string, path: string[]): Promise<NodeView[]>;
+  /** File and directory names containing `query` (case-insensitive) across all snapshots. */
+  search(query: string, limit?: number): Promise<SearchHit[]>;
+  /** The node at `path` in every snapshot that has it, oldest first. */
+  versions(path: string[]): Promise<VersionView[]>;
+  diff(a: string, b: string): Promise<DiffEntry[]>;
+
+  backup(req: BackupRequest, onProgress?: (p: ProgressSnapshot) => void): Promise<BackupResultView>;
+  /** Cancels the running backup/restore/download; the repository stays valid. */
+  cancel(): Promise<void>;
+
+  /** Restores `path` of a snapshot (a file or a directory; [] = everything) into a picked folder. */
+  restoreToFolder(snapshotId: string, path: string[], target: FileSystemDirectoryHandle, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView>;
+  /** Writes one file (kind 'file') or a ZIP of a directory (kind 'zip') to a showSaveFilePicker handle. */
+  saveToFile(snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView>;
+  /** Prepares a streamed download (see DownloadTicket). */
+  download(snapshotId: string, path: string[], kind: DownloadKind, onProgress?: (p: ProgressSnapshot) => void): Promise<DownloadTicket>;
+  /**
+   * Resolves when a download's stream has ended: which files made it and which failed (a ZIP
+   * leaves failed files out and lists them in a `CAIRN-ERRORS.txt` entry).
+   */
+  downloadResult(id: string): Promise<RestoreResultView>;
+
+  stats(): Promise<EngineStats>;
+}
