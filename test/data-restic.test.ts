@@ -175,6 +175,10 @@ async function makeSpecialFiles(dir: string): Promise<void> {
 }
 
 beforeAll(async () => {
+  // Go reads zone rules from the system; without them restic would silently use UTC.
+  await readFile('/usr/share/zoneinfo/America/St_Johns').catch(() => {
+    throw new Error('this test needs the tzdata package (/usr/share/zoneinfo)');
+  });
   work = await mkdtemp(join(tmpdir(), 'cairn-data-restic-'));
   src = join(work, 'src');
   repo = join(work, 'repo');

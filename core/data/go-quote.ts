@@ -51,8 +51,12 @@ const SHORT_ESCAPES: Record<number, string> = {
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 
+// Printable ASCII other than `"` and `\`: quoted as is (the common case for file names).
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** strconv.Quote: a double-quoted Go string literal for the bytes (or the UTF-8 of `s`). */
 export function goQuote(s: string | Uint8Array): string {
+  if (typeof s === 'string' && PLAIN_ASCII.test(s)) return '"' + s + '"';
   const b = typeof s === 'string' ? utf8Encode(s) : s;
   let out = '"';
   for (let i = 0; i < b.length; ) {

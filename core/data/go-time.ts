@@ -35,6 +35,8 @@ function civilFromDays(z: number): [number, number, number] {
   return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
 }
 
+const YEAR_0 = daysFromCivil(0, 1, 1) * 86400;
+const YEAR_10000 = daysFromCivil(10000, 1, 1) * 86400;
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -122,8 +124,14 @@ export class GoTime {
     return { year, month, day, hour: Math.floor(rem / 3600), minute: Math.floor((rem % 3600) / 60), second: rem % 60 };
   }
 
+  private text: string | undefined; // format() memo: instances are immutable
+
   /** Go's RFC3339Nano text. Throws for years outside 0..9999, like time.MarshalJSON. */
   format(): string {
+    return (this.text ??= this.formatUncached());
+  }
+
+  private formatUncached(): string {
     const c = this.civil();
     if (c.year < 0 || c.year > 9999) throw new GoTimeError(`year outside of range [0,9999]: ${c.year}`);
     let out = `${pad(c.year, 4)}-${pad(c.month, 2)}-${pad(c.day, 2)}T${pad(c.hour, 2)}:${pad(c.minute, 2)}:${pad(c.second, 2)}`;
@@ -144,8 +152,9 @@ export class GoTime {
    * (month, day, clock, zone) kept; Feb 29 moved to a common year rolls over to Mar 1.
    */
   fixYear(): GoTime {
+    const wall = this.sec + this.offset;
+    if (wall >= YEAR_0 && wall < YEAR_10000) return this;
     const c = this.civil();
-    if (c.year >= 0 && c.year <= 9999) return this;
     const year = c.year < 0 ? 0 : 9999;
     const local = daysFromCivil(year, c.month, c.day) * 86400 + c.hour * 3600 + c.minute * 60 + c.second;
     return new GoTime(local - this.offset, this.nsec, this.offset);

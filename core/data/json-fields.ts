@@ -10,10 +10,35 @@ import { JsonNumber, type JsonObject, type JsonValue } from './json-reader';
 export type Fail = (message: string) => never;
 
 const ID_RE = /^[0-9a-fA-F]{64}$/;
+const LOWER_ID_RE = /^[0-9a-f]{64}$/;
 
+/** A restic ID as we write it: 64 lower-case hex digits. */
 export function isId(s: unknown): s is string {
-  return typeof s === 'string' && ID_RE.test(s) && s === s.toLowerCase();
+  return typeof s === 'string' && LOWER_ID_RE.test(s);
 }
+
+/** Go's hex decoding takes either case; IDs are normalised to lower case. */
+function readId(s: unknown): string | undefined {
+  if (typeof s !== 'string') return undefined;
+  if (LOWER_ID_RE.test(s)) return s;
+  return ID_RE.test(s) ? s.toLowerCase() : undefined;
+}
+
+// Lookup tables per list of known field names (the lists are module constants).
+const fieldTables = new WeakMap<readonly string[], Map<string, string>>();
+function fieldTable(known: readonly string[]): Map<string, string> {
+  let t = fieldTables.get(known);
+  if (!t) {
+    t = new Map(known.map((k) => [k.toLowerCase(), k]));
+    for (const k of known) t.set(k, k);
+    fieldTables.set(known, t);
+  }
+  return t;
+}
+
+// Sibling nodes usually share timestamps (atime = mtime without --with-atime).
+let lastTimeText = '';
+let lastTime: GoTime | undefined;
 
 export class FieldReader {
   private readonly values = new Map<string, JsonValue>();
@@ -25,9 +50,9 @@ export class FieldReader {
     known: readonly string[],
     private readonly fail: Fail,
   ) {
-    const byLower = new Map(known.map((k) => [k.toLowerCase(), k]));
+    const table = fieldTable(known);
     for (const [key, value] of obj) {
-      const field = known.includes(key) ? key : byLower.get(key.toLowerCase());
+      const field = table.get(key) ?? table.get(key.toLowerCase());
       if (field === undefined) this.unknown.push([key, value]);
       else this.values.set(field, value);
     }
@@ -89,8 +114,11 @@ export class FieldReader {
   time(name: string): GoTime | undefined {
     const s = this.string(name);
     if (s === undefined) return undefined;
+    if (s === lastTimeText && lastTime) return lastTime;
     try {
-      return GoTime.parse(s);
+      lastTime = GoTime.parse(s);
+      lastTimeText = s;
+      return lastTime;
     } catch (e) {
       if (e instanceof GoTimeError) return this.fail(`field "${name}": ${e.message}`);
       throw e;
@@ -100,7 +128,7 @@ export class FieldReader {
   id(name: string): string | undefined {
     const s = this.string(name);
     if (s === undefined) return undefined;
-    return ID_RE.test(s) ? s.toLowerCase() : this.fail(`field "${name}" is not a 64-digit hex ID`);
+    return readId(s) ?? this.fail(`field "${name}" is not a 64-digit hex ID`);
   }
 
   /** An array of strings; null (or absent) → null. */
@@ -116,9 +144,7 @@ export class FieldReader {
     const v = this.raw(name);
     if (v === undefined) return null;
     if (!Array.isArray(v)) return this.fail(`field "${name}" must be an array of IDs`);
-    return v.map((x, i) =>
-      typeof x === 'string' && ID_RE.test(x) ? x.toLowerCase() : this.fail(`field "${name}"[${i}] is not an ID`),
-    );
+    return v.map((x, i) => readId(x) ?? this.fail(`field "${name}"[${i}] is not an ID`));
   }
 
   /** A Go []byte (standard base64); null (or absent) → null. */

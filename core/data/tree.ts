@@ -6,8 +6,8 @@
 import { CairnError } from '../errors';
 import { parseJson, isJsonObject, JsonSyntaxError, type JsonValue } from './json-reader';
 import { FieldReader } from './json-fields';
-import { decodeNodeValue, encodeNode, nameBytes, type EncodeOptions, type Node } from './node';
-import { compareBytes, utf8Encode } from './utf8';
+import { decodeNodeValue, encodeNode, type EncodeOptions, type Node } from './node';
+import { byteOrderKey, utf8Encode } from './utf8';
 
 export interface Tree {
   nodes: Node[];
@@ -18,31 +18,36 @@ export interface Tree {
 const badTree = (message: string, op: string, cause?: unknown) =>
   new CairnError('BAD_TREE', message, { op, cause });
 
+const HEAD = '{"nodes":[';
+const TAIL = ']}\n';
+
+function orderError(node: Node, duplicate: boolean): CairnError {
+  const what = duplicate ? 'duplicate node name' : 'node out of order:';
+  return new CairnError('BAD_TREE', `${what} ${JSON.stringify(node.name)}`, {
+    op: 'encodeTree',
+    detail: { name: node.name },
+  });
+}
+
 /**
  * Streams a tree: nodes must arrive in strictly increasing name order (as restic's
  * TreeJSONBuilder demands), which keeps memory flat for huge directories.
  */
 export class TreeBuilder {
   private parts: string[] = [];
-  private last: Uint8Array | undefined;
+  private last: string | undefined;
 
   constructor(private readonly opts: EncodeOptions = {}) {}
 
   add(node: Node): void {
-    const name = nameBytes(node);
-    if (this.last && compareBytes(name, this.last) <= 0) {
-      const dup = compareBytes(name, this.last) === 0;
-      throw new CairnError('BAD_TREE', dup ? `duplicate node name ${JSON.stringify(node.name)}` : `node ${JSON.stringify(node.name)} out of order`, {
-        op: 'encodeTree',
-        detail: { name: node.name },
-      });
-    }
+    const key = byteOrderKey(node.name, node.rawName);
+    if (this.last !== undefined && key <= this.last) throw orderError(node, key === this.last);
     this.parts.push(encodeNode(node, this.opts));
-    this.last = name;
+    this.last = key;
   }
 
   finish(): Uint8Array {
-    const bytes = utf8Encode('{"nodes":[' + this.parts.join(',') + ']}\n');
+    const bytes = utf8Encode(HEAD + this.parts.join(',') + TAIL);
     this.parts = [];
     return bytes;
   }
@@ -50,11 +55,13 @@ export class TreeBuilder {
 
 /** Sorts the nodes by the bytes of their names and writes restic's exact tree bytes. */
 export function encodeTree(nodes: readonly Node[], opts: EncodeOptions = {}): Uint8Array {
-  const keyed = nodes.map((node) => ({ node, key: nameBytes(node) }));
-  keyed.sort((a, b) => compareBytes(a.key, b.key));
-  const builder = new TreeBuilder(opts);
-  for (const { node } of keyed) builder.add(node);
-  return builder.finish();
+  const keyed = nodes.map((node) => ({ node, key: byteOrderKey(node.name, node.rawName) }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const parts = keyed.map(({ node, key }, i) => {
+    if (i > 0 && keyed[i - 1]!.key === key) throw orderError(node, true);
+    return encodeNode(node, opts);
+  });
+  return utf8Encode(HEAD + parts.join(',') + TAIL);
 }
 
 /** Reads a tree blob written by restic (any version) or rustic. */

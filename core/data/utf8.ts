@@ -79,3 +79,17 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && compareBytes(a, b) === 0;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * A string whose code units are the UTF-8 bytes of `s` (or `raw`), so that plain `<` on two
+ * keys is Go's byte-wise string order. ASCII names are their own key (no allocation).
+ */
+export function byteOrderKey(s: string, raw?: Uint8Array): string {
+  if (!raw && ASCII.test(s)) return s;
+  const b = raw ?? utf8Encode(s);
+  let out = '';
+  for (let i = 0; i < b.length; i += 8192) out += String.fromCharCode(...b.subarray(i, i + 8192));
+  return out;
+}
