@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['core/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'node_modules/**'],
+    globalSetup: ['test/setup/build-cli.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

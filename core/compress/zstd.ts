@@ -116,29 +116,50 @@ export function compress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Uint8Arr
 /**
  * Decompresses one frame. `plainSize` is the expected size when known (a blob's
  * `uncompressed_length`); the frame must produce exactly that many bytes. Without it the
- * frame header must state its content size (restic's EncodeAll and ours always do).
+ * frame's declared content size is used, and when the frame has none — restic's unpacked
+ * files (index, snapshots, locks) are written without one — the output buffer grows until
+ * the frame fits.
  */
 export function decompress(frame: Uint8Array, plainSize?: number): Uint8Array {
   const z = get();
   const src = copyIn(z, frame);
-  let dst = 0;
   try {
-    let size: number;
     const declared = Number(z.x.p(src, frame.length));
-    if (plainSize !== undefined) size = plainSize;
-    else if (declared >= 0 && declared <= MAX_PLAIN) size = declared;
-    else throw new CairnError('DECOMPRESS_FAILED', 'zstd frame has no usable content size');
-    if (declared >= 0 && declared !== size) {
-      throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, expected ${size}`);
+    if (plainSize !== undefined) {
+      if (declared >= 0 && declared !== plainSize) {
+        throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, expected ${plainSize}`);
+      }
+      return decompressInto(z, src, frame.length, plainSize, true);
     }
-    dst = z.x.s(Math.max(1, size));
-    if (dst === 0) throw new CairnError('DECOMPRESS_FAILED', 'zstd: out of memory');
-    const n = z.x.q(z.dctx, dst, size, src, frame.length, 0, 0);
-    if (z.x.h(n)) throw new CairnError('DECOMPRESS_FAILED', 'zstd frame is corrupt');
-    if (n >>> 0 !== size) throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${n >>> 0} bytes, expected ${size}`);
-    return new Uint8Array(z.x.f.buffer, dst, size).slice();
+    if (declared >= 0) {
+      if (declared > MAX_PLAIN) throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, more than allowed`);
+      return decompressInto(z, src, frame.length, declared, true);
+    }
+    for (let cap = Math.max(64 * 1024, frame.length * 16); ; cap *= 2) {
+      const out = decompressInto(z, src, frame.length, Math.min(cap, MAX_PLAIN), false);
+      if (out) return out;
+      if (cap >= MAX_PLAIN) throw new CairnError('DECOMPRESS_FAILED', 'zstd frame is corrupt (or expands beyond 1 GiB)');
+    }
   } finally {
     z.x.t(src);
-    if (dst) z.x.t(dst);
+  }
+}
+
+/** One decompression attempt into `cap` bytes; undefined (when !exact) if it fails. */
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: true): Uint8Array;
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: false): Uint8Array | undefined;
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: boolean): Uint8Array | undefined {
+  const dst = z.x.s(Math.max(1, cap));
+  if (dst === 0) throw new CairnError('DECOMPRESS_FAILED', 'zstd: out of memory');
+  try {
+    const n = z.x.q(z.dctx, dst, cap, src, srcLen, 0, 0);
+    if (z.x.h(n)) {
+      if (exact) throw new CairnError('DECOMPRESS_FAILED', 'zstd frame is corrupt');
+      return undefined;
+    }
+    if (exact && n >>> 0 !== cap) throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${n >>> 0} bytes, expected ${cap}`);
+    return new Uint8Array(z.x.f.buffer, dst, n >>> 0).slice();
+  } finally {
+    z.x.t(dst);
   }
 }
