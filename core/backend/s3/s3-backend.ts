@@ -48,6 +48,8 @@ interface Send {
   /** Sent, not signed. */
   headers?: Record<string, string>;
   body?: Uint8Array;
+  /** The URL of the latest attempt, set by #send. */
+  url?: string;
 }
 
 const isBrowser = (): boolean => typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
@@ -87,6 +89,7 @@ export class S3Backend implements Backend {
     const ctx: RequestContext = { op: s.op, method: s.method, key: s.key, target: s.target };
     const signed = await this.#signer.sign({ method: s.method, key: s.key, ...(s.query ? { query: s.query } : {}), ...(s.signed ? { headers: s.signed } : {}) }, s.signal);
     throwIfAborted(s.signal);
+    s.url = signed.url;
     const init: RequestInit = {
       method: s.method,
       headers: { ...s.headers, ...s.signed, ...signed.headers },
@@ -125,7 +128,7 @@ export class S3Backend implements Backend {
   }
 
   async #fail(res: Response, s: Send): Promise<never> {
-    throw await responseError(res, { op: s.op, method: s.method, key: s.key, target: s.target });
+    throw await responseError(res, { op: s.op, method: s.method, key: s.key, target: s.target, expiresAt: urlExpiry(s.url) });
   }
 
   async save(h: Handle, data: Uint8Array, opts: RequestOptions = {}): Promise<void> {
@@ -253,6 +256,16 @@ function listedName(type: FileType, rel: string): string | undefined {
   const parts = rel.split('/');
   if (type === 'data') return parts.length === 2 && /^[0-9a-f]{2}$/.test(parts[0]!) && parts[1] ? parts[1] : undefined;
   return parts.length === 1 && rel ? rel : undefined;
+}
+
+/** When a query-signed URL stops being valid (ms since the epoch), if it says so. */
+function urlExpiry(url: string | undefined): number | undefined {
+  if (!url) return undefined;
+  const q = new URL(url).searchParams;
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(q.get('X-Amz-Date') ?? '');
+  const expires = Number(q.get('X-Amz-Expires'));
+  if (!m || !Number.isFinite(expires)) return undefined;
+  return Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) + expires * 1000;
 }
 
 // The total size from `Content-Range: bytes a-b/SIZE` (206) or `bytes */SIZE` (416).

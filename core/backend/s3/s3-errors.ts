@@ -14,6 +14,8 @@ export interface RequestContext {
   key: string;
   /** `data/ab12…`-style handle or file type, for messages and detail. */
   target: string;
+  /** When the presigned URL expired by our clock (servers such as radosgw do not say why they refuse). */
+  expiresAt?: number;
 }
 
 const CREDENTIALS_HINT = 'check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or the presign endpoint\'s keys)';
@@ -26,7 +28,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-function accessDeniedFix(code: string | undefined, message: string | undefined, method: string): string {
+function accessDeniedFix(code: string | undefined, message: string | undefined, ctx: RequestContext, now: number): string {
   switch (code) {
     case 'SignatureDoesNotMatch':
       return `the signature does not match: the secret access key is wrong, or the region or request was altered; ${CREDENTIALS_HINT}`;
@@ -43,17 +45,17 @@ function accessDeniedFix(code: string | undefined, message: string | undefined, 
     case 'AllAccessDisabled':
       return 'all access to this bucket has been disabled by its owner';
   }
-  if (/expired/i.test(message ?? '')) {
+  if (/expired/i.test(message ?? '') || (ctx.expiresAt !== undefined && now >= ctx.expiresAt)) {
     return "the presigned URL expired before it was used; check the computer's clock (or a slow presign endpoint)";
   }
   if (code === 'AccessDenied') {
-    return `these credentials may not ${method} here; check the key's permissions or the bucket policy`;
+    return `these credentials may not ${ctx.method} here (check the key's permissions or the bucket policy), or the URL had expired (check the computer's clock)`;
   }
   return `wrong secret key, an expired or altered URL, or missing permission; ${CREDENTIALS_HINT} and the computer's clock`;
 }
 
 /** Turns a non-success S3 answer into a CairnError. Reads (and so consumes) the body. */
-export async function responseError(res: Response, ctx: RequestContext): Promise<CairnError> {
+export async function responseError(res: Response, ctx: RequestContext, now = Date.now()): Promise<CairnError> {
   const text = ctx.method === 'HEAD' ? '' : await res.text().catch(() => '');
   const { code, message } = parseS3Error(text);
   const status = res.status;
@@ -74,7 +76,7 @@ export async function responseError(res: Response, ctx: RequestContext): Promise
   const authCodes = ['ExpiredToken', 'InvalidToken', 'TokenRefreshRequired', 'AuthorizationQueryParametersError', 'RequestTimeTooSkewed'];
   if (status === 401 || status === 403 || (code !== undefined && authCodes.includes(code))) {
     detail['reason'] = code ?? 'forbidden';
-    return new CairnError('ACCESS_DENIED', `access denied for ${where}: ${accessDeniedFix(code, message, ctx.method)}${said}`, opts);
+    return new CairnError('ACCESS_DENIED', `access denied for ${where}: ${accessDeniedFix(code, message, ctx, now)}${said}`, opts);
   }
   const transient =
     status >= 500 ||

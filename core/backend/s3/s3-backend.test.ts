@@ -1,0 +1,233 @@
+// S3Backend's own decisions, against a scripted fetch (the real-server tests are in test/s3).
+
+import { describe, expect, it } from 'vitest';
+import { isCairnError } from '../../errors';
+import { base64Encode } from '../../crypto/base64';
+import { testObject } from '../conformance';
+import { withRetry } from '../retry';
+import { md5 } from './md5';
+import { S3Backend, type S3BackendOptions } from './s3-backend';
+import type { SignRequest, UrlSigner } from './url-signer';
+
+interface Seen {
+  url: string;
+  init: RequestInit;
+}
+
+/** A signer that records requests and numbers its URLs, so each attempt's URL is unique. */
+function countingSigner(): UrlSigner & { requests: SignRequest[] } {
+  const requests: SignRequest[] = [];
+  return {
+    requests,
+    async sign(req) {
+      requests.push(req);
+      const q = new URLSearchParams(req.query ?? {});
+      q.set('sig', String(requests.length));
+      return { url: `https://s3.test/bucket/${req.key}?${q}` };
+    },
+  };
+}
+
+function backend(answer: (url: URL, init: RequestInit, n: number) => Response | Promise<Response>, opts: Partial<S3BackendOptions> = {}) {
+  const signer = countingSigner();
+  const seen: Seen[] = [];
+  const fetchFn = (async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    seen.push({ url: String(input), init });
+    return answer(new URL(String(input)), init, seen.length);
+  }) as typeof fetch;
+  return { be: new S3Backend({ signer, fetch: fetchFn, prefix: '/repo/', ...opts }), signer, seen };
+}
+
+async function caught(p: Promise<unknown>) {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
+}
+
+const header = (init: RequestInit, name: string) => (init.headers as Record<string, string>)[name];
+
+describe('S3Backend requests', () => {
+  it('PUTs under the prefix with a signed Content-MD5 of the body', async () => {
+    const { be, signer, seen } = backend(() => new Response(null, { status: 200 }));
+    const { h, data } = await testObject('index', 1, 1000);
+    await be.save(h, data);
+    const md5b64 = base64Encode(md5(data));
+    expect(signer.requests).toEqual([{ method: 'PUT', key: `repo/index/${h.name}`, headers: { 'content-md5': md5b64 } }]);
+    expect(seen[0]!.init.method).toBe('PUT');
+    expect(header(seen[0]!.init, 'content-md5')).toBe(md5b64);
+    expect(seen[0]!.init.body).toBe(data);
+  });
+
+  it('refuses to upload a pack whose bytes do not hash to its name, sending nothing', async () => {
+    const { be, seen } = backend(() => new Response(null, { status: 200 }));
+    const { h } = await testObject('data', 2, 100);
+    const e = await caught(be.save(h, new Uint8Array(100)));
+    expect(isCairnError(e, 'HASH_MISMATCH')).toBe(true);
+    expect(seen).toEqual([]);
+  });
+
+  it('signs every attempt afresh when wrapped in withRetry', async () => {
+    const { be, signer, seen } = backend((_, __, n) => (n < 3 ? new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 }) : new Response('abc')));
+    const retrying = withRetry(be, { sleep: async () => {}, random: () => 0 });
+    const bytes = await retrying.load({ type: 'config', name: '' });
+    expect(new TextDecoder().decode(bytes)).toBe('abc');
+    expect(signer.requests.length).toBe(3);
+    expect(new Set(seen.map((s) => s.url)).size).toBe(3);
+  });
+
+  it('cuts the range out itself when a server ignores Range', async () => {
+    const body = Uint8Array.from({ length: 100 }, (_, i) => i);
+    const { be, seen } = backend(() => new Response(body, { status: 200 }));
+    const got = await be.load({ type: 'config', name: '' }, { offset: 10, length: 5 });
+    expect([...got]).toEqual([10, 11, 12, 13, 14]);
+    expect(header(seen[0]!.init, 'range')).toBe('bytes=10-14');
+    const past = await caught(be.load({ type: 'config', name: '' }, { offset: 90, length: 20 }));
+    expect(isCairnError(past) && [past.code, past.retryable]).toEqual(['BACKEND_IO', false]);
+  });
+
+  it('treats a short 206 inside the object as a broken transfer (retryable)', async () => {
+    const { be } = backend(() => new Response(new Uint8Array(3), { status: 206, headers: { 'content-range': 'bytes 0-9/100' } }));
+    const e = await caught(be.load({ type: 'config', name: '' }, { offset: 0, length: 10 }));
+    expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['NETWORK', true]);
+  });
+
+  it('reads offset === size without a length as empty, via the size in a 416', async () => {
+    const { be } = backend(() => new Response(null, { status: 416, headers: { 'content-range': 'bytes */50' } }));
+    expect((await be.load({ type: 'config', name: '' }, { offset: 50 })).length).toBe(0);
+    const e = await caught(be.load({ type: 'config', name: '' }, { offset: 51 }));
+    expect(isCairnError(e) && e.detail['reason']).toBe('out-of-range');
+  });
+
+  it('with noOverwrite, sends If-None-Match and takes 412 as "already there" (but not for config)', async () => {
+    const { be, signer } = backend(() => new Response(null, { status: 412 }), { noOverwrite: true });
+    const { h, data } = await testObject('snapshots', 3, 10);
+    await be.save(h, data);
+    expect(signer.requests[0]!.headers).toMatchObject({ 'if-none-match': '*' });
+    const e = await caught(be.save({ type: 'config', name: '' }, data));
+    expect(isCairnError(e, 'ALREADY_EXISTS')).toBe(true);
+  });
+
+  it('answers a body that breaks off with NETWORK', async () => {
+    const broken = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new Uint8Array(5));
+        c.error(new TypeError('terminated'));
+      },
+    });
+    const { be } = backend(() => new Response(broken, { status: 200 }));
+    const e = await caught(be.load({ type: 'config', name: '' }));
+    expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['NETWORK', true]);
+  });
+
+  it('turns an abort during the request into ABORTED', async () => {
+    const ac = new AbortController();
+    const { be } = backend((_, init) => {
+      ac.abort();
+      throw init.signal?.reason ?? new DOMException('aborted', 'AbortError');
+    });
+    const e = await caught(be.stat({ type: 'config', name: '' }, { signal: ac.signal }));
+    expect(isCairnError(e, 'ABORTED')).toBe(true);
+  });
+});
+
+describe('S3Backend listing', () => {
+  const id = (c: string) => c.repeat(64);
+  const page = (keys: [string, number][], tail: string) =>
+    `<ListBucketResult>${keys.map(([k, s]) => `<Contents><Key>${k}</Key><Size>${s}</Size></Contents>`).join('')}${tail}</ListBucketResult>`;
+
+  it('follows continuation tokens and keeps only restic-shaped names', async () => {
+    const pages = [
+      page([[`repo/data/aa/${id('a')}`, 1], ['repo/data/stray', 2], [`repo/data/bb/x/${id('b')}`, 3]], '<IsTruncated>true</IsTruncated><NextContinuationToken>t+1/</NextContinuationToken>'),
+      page([[`repo/data/cc/${id('c')}`, 4]], '<IsTruncated>false</IsTruncated>'),
+    ];
+    const { be, signer } = backend((_, __, n) => new Response(pages[n - 1]));
+    const got = [];
+    for await (const fi of be.list('data')) got.push(fi);
+    expect(got).toEqual([
+      { name: id('a'), size: 1 },
+      { name: id('c'), size: 4 },
+    ]);
+    expect(signer.requests.map((r) => r.query)).toEqual([
+      { 'list-type': '2', prefix: 'repo/data/', 'max-keys': '1000' },
+      { 'list-type': '2', prefix: 'repo/data/', 'max-keys': '1000', 'continuation-token': 't+1/' },
+    ]);
+    expect(signer.requests.every((r) => r.key === '' && r.method === 'GET')).toBe(true);
+  });
+
+  it('continues after the last key when a truncated page has no token', async () => {
+    const pages = [page([[`repo/keys/${id('1')}`, 1]], '<IsTruncated>true</IsTruncated>'), page([[`repo/keys/${id('2')}`, 2]], '<IsTruncated>false</IsTruncated>')];
+    const { be, signer } = backend((_, __, n) => new Response(pages[n - 1]));
+    const names = [];
+    for await (const fi of be.list('keys')) names.push(fi.name);
+    expect(names).toEqual([id('1'), id('2')]);
+    expect(signer.requests[1]!.query).toMatchObject({ 'start-after': `repo/keys/${id('1')}` });
+  });
+
+  it('reports an unreadable listing as a retryable BACKEND_IO', async () => {
+    const { be } = backend(() => new Response('<html>captive portal</html>'));
+    const e = await caught((async () => {
+      for await (const _ of be.list('index')) void _;
+    })());
+    expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['BACKEND_IO', true]);
+  });
+});
+
+describe('S3Backend CORS detection', () => {
+  // In a browser a CORS refusal and a dead network both surface as `TypeError: Failed to fetch`.
+  type Mode = 'cors-blocked' | 'ok' | 'down';
+  function browserLike(initial: Mode) {
+    let mode = initial;
+    let probes = 0;
+    const b = backend(
+      (_, init) => {
+        if (init.mode === 'no-cors') {
+          probes++;
+          if (mode === 'down') throw new TypeError('Failed to fetch');
+          return new Response(null, { status: 200 });
+        }
+        if (mode === 'ok') return new Response(null, { status: 200, headers: { 'content-length': '3' } });
+        throw new TypeError('Failed to fetch');
+      },
+      { detectCors: true },
+    );
+    return { ...b, probes: () => probes, set: (m: Mode) => (mode = m) };
+  }
+
+  it('says CORS_BLOCKED when a no-cors probe reaches the server', async () => {
+    const { be, probes } = browserLike('cors-blocked');
+    const e = await caught(be.stat({ type: 'config', name: '' }));
+    expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['CORS_BLOCKED', false]);
+    expect(e instanceof Error && e.message).toMatch(/CORS rule must allow origin/);
+    expect(probes()).toBe(1);
+  });
+
+  it('says NETWORK when the probe fails too', async () => {
+    const { be } = browserLike('down');
+    const e = await caught(be.stat({ type: 'config', name: '' }));
+    expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['NETWORK', true]);
+  });
+
+  it('stops suspecting CORS for a method once it has worked', async () => {
+    const b = browserLike('ok');
+    await b.be.stat({ type: 'config', name: '' });
+    b.set('cors-blocked');
+    const e = await caught(b.be.stat({ type: 'config', name: '' }));
+    expect(isCairnError(e, 'NETWORK')).toBe(true);
+    expect(b.probes()).toBe(0);
+    // Another method has not worked yet, so its failure is still probed.
+    const { h, data } = await testObject('locks', 9, 10);
+    expect(isCairnError(await caught(b.be.save(h, data)), 'CORS_BLOCKED')).toBe(true);
+  });
+
+  it('does not probe outside browsers by default', async () => {
+    const { be, seen } = backend(() => {
+      throw new TypeError('fetch failed');
+    });
+    const e = await caught(be.stat({ type: 'config', name: '' }));
+    expect(isCairnError(e, 'NETWORK')).toBe(true);
+    expect(seen.length).toBe(1);
+  });
+});
