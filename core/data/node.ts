@@ -14,7 +14,7 @@ import { goQuote, goUnquote, GoSyntaxError } from './go-quote';
 import { GoTime } from './go-time';
 import { FieldReader, isId, type Fail } from './json-fields';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-reader';
-import { isValidUtf8, utf8DecodeGo, utf8Encode } from './utf8';
+import { byteOrderKey, isValidUtf8, utf8DecodeGo, utf8Encode } from './utf8';
 
 export interface ExtendedAttribute {
   name: string;
@@ -100,7 +100,7 @@ function idField(node: Node, id: string): string {
 
 /** One node as Go's json.Marshal(node) writes it (restic 0.14 field list + 0.16/0.17 extras). */
 export function encodeNode(node: Node, opts: EncodeOptions = {}): string {
-  const name = nameBytes(node);
+  const name = node.rawName ?? node.name;
   if (name.length === 0) encodeError(node, 'empty name');
   if (!isNodeType(node.type)) encodeError(node, `invalid type ${JSON.stringify(node.type)}`);
   if (node.type === 'file' && node.content == null) encodeError(node, 'file without content list');
@@ -109,7 +109,7 @@ export function encodeNode(node: Node, opts: EncodeOptions = {}): string {
   let out = `{"name":${encodeNodeName(name)},"type":${goJsonString(node.type)}`;
   out += uintField(node, 'mode', node.mode);
   out += `,"mtime":${time(node, node.mtime)},"atime":${time(node, node.atime)},"ctime":${time(node, node.ctime)}`;
-  out += uintField(node, 'uid', node.uid, false) + uintField(node, 'gid', node.gid, false);
+  out += uintField(node, 'uid', node.uid ?? 0, false) + uintField(node, 'gid', node.gid ?? 0, false);
   if (node.user) out += `,"user":${goJsonString(node.user)}`;
   if (node.group) out += `,"group":${goJsonString(node.group)}`;
   out += uintField(node, 'inode', node.inode) + uintField(node, 'device_id', node.deviceId);
@@ -124,13 +124,16 @@ export function encodeNode(node: Node, opts: EncodeOptions = {}): string {
     out += `,"extended_attributes":[${attrs.join(',')}]`;
   }
   if (node.genericAttributes?.size) {
-    // Go writes map keys sorted (byte order of the UTF-8 key).
-    const keys = [...node.genericAttributes.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // Go writes map keys sorted by their bytes.
+    const keys = [...node.genericAttributes.keys()].sort((a, b) => {
+      const [x, y] = [byteOrderKey(a), byteOrderKey(b)];
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
     const parts = keys.map((k) => `${goJsonString(k)}:${goJsonValue(node.genericAttributes!.get(k)!)}`);
     out += `,"generic_attributes":{${parts.join(',')}}`;
   }
   out += uintField(node, 'device', node.device);
-  out += `,"content":${node.content === null ? 'null' : '[' + node.content.map((id) => idField(node, id)).join(',') + ']'}`;
+  out += `,"content":${node.content == null ? 'null' : '[' + node.content.map((id) => idField(node, id)).join(',') + ']'}`;
   if (node.subtree) out += `,"subtree":${idField(node, node.subtree)}`;
   if (node.error) out += `,"error":${goJsonString(node.error)}`;
   if (opts.keepUnknown && node.unknown) {
@@ -144,6 +147,8 @@ const NODE_FIELDS = [
   'size', 'links', 'linktarget', 'linktarget_raw', 'extended_attributes', 'generic_attributes', 'device',
   'content', 'subtree', 'error',
 ] as const;
+
+const XATTR_FIELDS = ['name', 'value'] as const;
 
 function decodeName(quoted: string, fail: Fail): Pick<Node, 'name' | 'rawName'> {
   let bytes: Uint8Array;
@@ -162,7 +167,7 @@ function decodeXattrs(v: JsonValue | undefined, fail: Fail): ExtendedAttribute[]
   if (!Array.isArray(v)) return fail('extended_attributes must be an array');
   return v.map((item) => {
     if (!isJsonObject(item)) return fail('extended attribute must be an object');
-    const f = new FieldReader(item, ['name', 'value'], fail);
+    const f = new FieldReader(item, XATTR_FIELDS, fail);
     return { name: f.string('name') ?? '', value: f.bytes('value') };
   });
 }

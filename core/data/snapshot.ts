@@ -61,6 +61,8 @@ const SUMMARY_FIELDS = [
   ['total_bytes_processed', 'totalBytesProcessed', 'uint'],
 ] as const;
 
+const SUMMARY_KEYS = ['backup_start', 'backup_end', ...SUMMARY_FIELDS.map((x) => x[0])];
+
 const SNAPSHOT_FIELDS = [
   'time', 'parent', 'tree', 'paths', 'hostname', 'username', 'uid', 'gid', 'excludes', 'tags', 'original',
   'program_version', 'summary',
@@ -120,7 +122,7 @@ export function encodeSnapshot(sn: Snapshot, opts: { keepUnknown?: boolean } = {
 
 function decodeSummary(v: JsonValue, bad: (m: string) => never): SnapshotSummary {
   if (!isJsonObject(v)) return bad('summary is not an object');
-  const f = new FieldReader(v, ['backup_start', 'backup_end', ...SUMMARY_FIELDS.map((x) => x[0])], (m) => bad(`summary: ${m}`));
+  const f = new FieldReader(v, SUMMARY_KEYS, (m) => bad(`summary: ${m}`));
   const s = {
     backupStart: f.time('backup_start') ?? GoTime.zero,
     backupEnd: f.time('backup_end') ?? GoTime.zero,

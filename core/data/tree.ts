@@ -15,6 +15,8 @@ export interface Tree {
   unknown?: [string, JsonValue][];
 }
 
+const TREE_FIELDS = ['nodes'] as const;
+
 const badTree = (message: string, op: string, cause?: unknown) =>
   new CairnError('BAD_TREE', message, { op, cause });
 
@@ -74,14 +76,14 @@ export function decodeTree(bytes: Uint8Array | string): Tree {
     if (e instanceof JsonSyntaxError) throw badTree(`tree is not valid JSON: ${e.message}`, op, e);
     throw e;
   }
-  const fail = (m: string): never => {
+  function fail(m: string): never {
     throw badTree(m, op);
-  };
+  }
   if (!isJsonObject(doc)) fail('tree is not a JSON object');
-  const f = new FieldReader(doc as Map<string, JsonValue>, ['nodes'], fail);
+  const f = new FieldReader(doc, TREE_FIELDS, fail);
   const list = f.raw('nodes') ?? [];
   if (!Array.isArray(list)) fail('"nodes" is not an array');
-  const nodes = (list as JsonValue[]).map((v, i) => decodeNodeValue(v, (m) => fail(`nodes[${i}]: ${m}`)));
+  const nodes = list.map((v, i) => decodeNodeValue(v, (m) => fail(`nodes[${i}]: ${m}`)));
   const tree: Tree = { nodes };
   if (f.unknown.length) tree.unknown = f.unknown;
   return tree;
