@@ -1,0 +1,122 @@
+// A snapshot directory (or a single file) as a streamed ZIP: walk the tree in name order and
+// add each entry as its verified bytes arrive. A file that cannot be read is left out when its
+// first blob already fails, or kept truncated when a later one does; either way it is named
+// in the result and in a CAIRN-ERRORS.txt entry at the end, and the other files still arrive.
+
+import { CairnError, serializeError, throwIfAborted } from '../errors';
+import type { Node } from '../data/node';
+import type { ID } from '../id';
+import type { Repository } from '../repository/repository';
+import { ProgressTracker, type ProgressSnapshot } from '../progress';
+import { walk } from '../walker';
+import { contentSize, fileContent } from './file-stream';
+import type { RestoreError, RestoreResult } from './restorer';
+import { ZipWriter, type ZipSink } from './zip';
+
+export interface ZipTreeOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: ProgressSnapshot) => void;
+  prefetch?: number;
+  forceZip64?: boolean;
+}
+
+/** What goes into the archive: a directory's subtree under `name/`, or one file. */
+export type ZipRoot = { kind: 'tree'; tree: ID; name: string } | { kind: 'node'; node: Node };
+
+const mtimeOf = (n: Node) => new Date(n.mtime.unixMillis());
+const permOf = (n: Node) => (n.mode ?? 0o644) & 0o7777;
+
+export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, opts: ZipTreeOptions = {}): Promise<RestoreResult> {
+  const signal = opts.signal;
+  await repo.loadIndex({ signal });
+  const progress = new ProgressTracker('downloading', opts.onProgress);
+  const errors: RestoreError[] = [];
+  const result = { files: 0, dirs: 0, bytes: 0 };
+  const fail = (path: string, e: unknown) => {
+    const s = serializeError(e);
+    errors.push({ path, code: s.code, message: s.message });
+    progress.errors++;
+  };
+  const zip = new ZipWriter(sink, { forceZip64: opts.forceZip64 });
+
+  // Totals first (trees only, no data), so progress has an ETA.
+  const items = async function* () {
+    if (root.kind === 'node') {
+      yield { path: [root.node.name], node: root.node };
+      return;
+    }
+    if (root.name) yield* walk(repo, root.tree, { signal, onTreeError: (p, _id, e) => fail('/' + [root.name, ...p].join('/'), e) }, [root.name]);
+    else yield* walk(repo, root.tree, { signal, onTreeError: (p, _id, e) => fail('/' + p.join('/'), e) });
+  };
+  for await (const { node } of items()) {
+    if (node.type !== 'file') continue;
+    progress.total.files++;
+    progress.total.bytes += node.size ?? 0;
+  }
+  progress.totalsFinal = true;
+  errors.length = 0; // the data pass reports tree errors again
+  progress.errors = 0;
+
+  if (root.kind === 'tree' && root.name) await zip.directory(root.name, { mtime: new Date() });
+  for await (const { path, node } of items()) {
+    throwIfAborted(signal);
+    const name = path.join('/');
+    const meta = { mtime: mtimeOf(node), mode: permOf(node) };
+    if (node.type === 'dir') {
+      await zip.directory(name, meta);
+      result.dirs++;
+      continue;
+    }
+    if (node.type === 'symlink') {
+      await zip.symlink(name, meta, node.linkTarget ?? '');
+      result.files++;
+      continue;
+    }
+    if (node.type !== 'file') continue; // devices, fifos, sockets have no content to download
+    progress.current.add(name);
+    try {
+      await zipFile(repo, zip, name, node, meta, opts, (n) => {
+        progress.done.bytes += n;
+        result.bytes += n;
+        progress.tick();
+      });
+      result.files++;
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+      fail('/' + name, e);
+    } finally {
+      progress.current.delete(name);
+      progress.done.files++;
+      progress.tick();
+    }
+  }
+  if (errors.length > 0) {
+    const text = ['Cairn could not read these files; they are missing or incomplete in this archive:', '', ...errors.map((e) => `${e.path}\t${e.code}\t${e.message}`), ''].join('\n');
+    await zip.file('CAIRN-ERRORS.txt', { mtime: new Date() }, undefined, [new TextEncoder().encode(text)]);
+  }
+  await zip.finish();
+  progress.phase = 'done';
+  progress.tick(true);
+  return { ...result, errors };
+}
+
+async function zipFile(repo: Repository, zip: ZipWriter, name: string, node: Node, meta: { mtime: Date; mode: number }, opts: ZipTreeOptions, onBytes: (n: number) => void): Promise<void> {
+  const size = contentSize(repo, node);
+  const stream = fileContent(repo, node, { signal: opts.signal, prefetch: opts.prefetch });
+  // Read the first blob before the entry starts: a file that fails at once is left out whole.
+  const first = await stream.next();
+  async function* rest() {
+    if (first.done) return;
+    onBytes(first.value.length);
+    yield first.value;
+    for await (const b of stream) {
+      onBytes(b.length);
+      yield b;
+    }
+  }
+  try {
+    await zip.file(name, meta, size, rest());
+  } catch (e) {
+    throw e instanceof CairnError ? new CairnError(e.code, `${e.message} (the archive holds this file truncated)`, { cause: e, detail: e.detail }) : e;
+  }
+}
