@@ -1,0 +1,75 @@
+// The app build: Svelte 5 UI (web/), comlink workers as ES modules (workers/), and the workbox
+// service worker (sw/sw.ts, injectManifest) that precaches the shell and the WASM so the app
+// opens offline. Output goes to dist/app (dist/cli belongs to the CLI build).
+//
+// CAIRN_TEST_HOOKS=1 builds the e2e variant into dist/app-e2e: identical except that
+// `__CAIRN_TEST_HOOKS__` is true, which lets Playwright inject OPFS directory handles where a
+// real user would see showDirectoryPicker() (headless Chromium cannot drive that dialog).
+// Normal builds compile the hook away entirely.
+
+import { existsSync } from 'node:fs';
+import { defineConfig } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { VitePWA } from 'vite-plugin-pwa';
+import { contentSecurityPolicy, securityHeaders } from './web/csp';
+
+const testHooks = process.env['CAIRN_TEST_HOOKS'] === '1';
+// Until engineer A's sw/sw.ts lands, a minimal precache-only worker keeps the build green.
+const swSrcDir = existsSync('sw/sw.ts') ? 'sw' : 'web/sw-placeholder';
+
+export default defineConfig({
+  root: '.',
+  publicDir: 'public',
+  define: { __CAIRN_TEST_HOOKS__: JSON.stringify(testHooks) },
+  build: {
+    outDir: testHooks ? 'dist/app-e2e' : 'dist/app',
+    emptyOutDir: true,
+    target: 'es2022',
+    // WASM must stay a separate file: inlining it as a data: URL would need a looser CSP.
+    assetsInlineLimit: (file) => (file.endsWith('.wasm') ? false : undefined),
+    sourcemap: true,
+  },
+  worker: { format: 'es' },
+  server: { headers: { ...securityHeaders, 'Content-Security-Policy': contentSecurityPolicy({ dev: true }) } },
+  preview: { headers: { ...securityHeaders, 'Content-Security-Policy': contentSecurityPolicy() } },
+  plugins: [
+    {
+      // index.html carries `<meta http-equiv="Content-Security-Policy" content="%CAIRN_CSP%">`.
+      name: 'cairn-csp-meta',
+      transformIndexHtml: {
+        order: 'pre',
+        handler: (html, ctx) => html.replace('%CAIRN_CSP%', contentSecurityPolicy({ meta: true, dev: !!ctx.server })),
+      },
+    },
+    svelte(),
+    VitePWA({
+      strategies: 'injectManifest',
+      srcDir: swSrcDir,
+      filename: 'sw.ts',
+      injectRegister: false, // web/lib/service-worker.ts registers it with workbox-window
+      manifestFilename: 'manifest.webmanifest',
+      injectManifest: {
+        // The app shell, the worker chunks and the WASM: everything needed to unlock and browse offline.
+        globPatterns: ['**/*.{html,js,css,wasm,svg,png,webmanifest}'],
+        maximumFileSizeToCacheInBytes: 8 * 1024 * 1024,
+      },
+      devOptions: { enabled: false },
+      manifest: {
+        name: 'Cairn — encrypted backups',
+        short_name: 'Cairn',
+        description: 'Back up folders from your browser, encrypted, in restic’s repository format.',
+        start_url: '.',
+        scope: '.',
+        display: 'standalone',
+        background_color: '#f6f4ef',
+        theme_color: '#2f4f4f',
+        icons: [
+          { src: 'icons/cairn.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' },
+          { src: 'icons/cairn-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+          { src: 'icons/cairn-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+          { src: 'icons/cairn-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+      },
+    }),
+  ],
+});

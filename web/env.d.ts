@@ -1,0 +1,28 @@
+/// <reference types="svelte" />
+/// <reference types="vite/client" />
+
+/** True only in the e2e build (CAIRN_TEST_HOOKS=1, see vite.config.ts). */
+declare const __CAIRN_TEST_HOOKS__: boolean;
+
+type CairnPickPurpose = 'source' | 'repository' | 'restore';
+
+interface Window {
+  /** e2e only: returns the directory a real user would pick in showDirectoryPicker(). */
+  __cairnTestPickDirectory?: (purpose: CairnPickPurpose) => Promise<FileSystemDirectoryHandle>;
+}
+
+// File System Access parts lib.dom does not declare yet (Chromium only; fsa.ts checks for them).
+interface CairnDirectoryPickerOptions {
+  id?: string;
+  mode?: 'read' | 'readwrite';
+  startIn?: 'desktop' | 'documents' | 'downloads' | 'music' | 'pictures' | 'videos' | FileSystemHandle;
+}
+interface CairnSaveFilePickerOptions {
+  id?: string;
+  suggestedName?: string;
+  startIn?: CairnDirectoryPickerOptions['startIn'];
+}
+interface Window {
+  showDirectoryPicker?: (opts?: CairnDirectoryPickerOptions) => Promise<FileSystemDirectoryHandle>;
+  showSaveFilePicker?: (opts?: CairnSaveFilePickerOptions) => Promise<FileSystemFileHandle>;
+}

@@ -1,0 +1,116 @@
+// The page's own IndexedDB database ("cairn-ui"), owned by this one module (idb's typed
+// DBSchema): remembered repositories, remembered backup folders (directory handles, which
+// structured-clone into IndexedDB) and small UI preferences. Nothing secret is ever stored in
+// the clear: a repository's credentials are kept only when the user asks, and then only as
+// the AES-GCM ciphertext made by ./secrets.ts. The engine's metadata cache is the worker's
+// own database, not this one.
+
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { EncryptedSecret } from './secrets';
+
+/** Where a repository lives, minus anything secret (S3 keys / presign URLs are in `credentials`). */
+export type StoredLocation =
+  | { kind: 'opfs'; name: string }
+  | { kind: 'folder'; name: string; handle: FileSystemDirectoryHandle }
+  | { kind: 's3'; endpoint: string; region: string; bucket: string; prefix: string; pathStyle: boolean; authType: 'keys' | 'presign' };
+
+export interface RememberedRepo {
+  id: string;
+  label: string;
+  location: StoredLocation;
+  /** Encrypted S3 credentials, only when the user ticked "remember the keys". */
+  credentials?: EncryptedSecret;
+  /** The repository's own ID (config), once it has been opened. */
+  repoId?: string;
+  /** The engine keeps this repository's master key on the device ("stay unlocked"). */
+  autoUnlock?: boolean;
+  lastUsed: number;
+}
+
+export interface RememberedFolder {
+  id: string;
+  name: string;
+  handle: FileSystemDirectoryHandle;
+  lastUsed: number;
+  tags?: string[];
+  excludes?: string[];
+}
+
+interface CairnUiDB extends DBSchema {
+  repos: { key: string; value: RememberedRepo };
+  folders: { key: string; value: RememberedFolder };
+  prefs: { key: string; value: unknown };
+}
+
+let dbPromise: Promise<IDBPDatabase<CairnUiDB>> | undefined;
+
+function db(): Promise<IDBPDatabase<CairnUiDB>> {
+  dbPromise ??= openDB<CairnUiDB>('cairn-ui', 1, {
+    upgrade(d) {
+      d.createObjectStore('repos', { keyPath: 'id' });
+      d.createObjectStore('folders', { keyPath: 'id' });
+      d.createObjectStore('prefs');
+    },
+    terminated() {
+      dbPromise = undefined;
+    },
+  });
+  return dbPromise;
+}
+
+const newest = <T extends { lastUsed: number }>(a: T, b: T) => b.lastUsed - a.lastUsed;
+
+export async function listRepos(): Promise<RememberedRepo[]> {
+  return (await (await db()).getAll('repos')).sort(newest);
+}
+
+export async function getRepo(id: string): Promise<RememberedRepo | undefined> {
+  return (await db()).get('repos', id);
+}
+
+export async function putRepo(repo: RememberedRepo): Promise<void> {
+  await (await db()).put('repos', repo);
+}
+
+export async function deleteRepo(id: string): Promise<void> {
+  await (await db()).delete('repos', id);
+}
+
+export async function touchRepo(id: string, repoId?: string): Promise<void> {
+  const d = await db();
+  const tx = d.transaction('repos', 'readwrite');
+  const r = await tx.store.get(id);
+  if (r) await tx.store.put({ ...r, lastUsed: Date.now(), repoId: repoId ?? r.repoId });
+  await tx.done;
+}
+
+export async function listFolders(): Promise<RememberedFolder[]> {
+  return (await (await db()).getAll('folders')).sort(newest);
+}
+
+/** Remembers a picked folder; the same folder picked again updates its entry instead. */
+export async function rememberFolder(handle: FileSystemDirectoryHandle, extra: Pick<RememberedFolder, 'tags' | 'excludes'> = {}): Promise<RememberedFolder> {
+  const d = await db();
+  for (const f of await d.getAll('folders')) {
+    if (await f.handle.isSameEntry(handle)) {
+      const updated = { ...f, ...extra, handle, name: handle.name, lastUsed: Date.now() };
+      await d.put('folders', updated);
+      return updated;
+    }
+  }
+  const folder: RememberedFolder = { id: crypto.randomUUID(), name: handle.name, handle, lastUsed: Date.now(), ...extra };
+  await d.put('folders', folder);
+  return folder;
+}
+
+export async function forgetFolder(id: string): Promise<void> {
+  await (await db()).delete('folders', id);
+}
+
+export async function getPref<T>(key: string): Promise<T | undefined> {
+  return (await (await db()).get('prefs', key)) as T | undefined;
+}
+
+export async function setPref(key: string, value: unknown): Promise<void> {
+  await (await db()).put('prefs', value, key);
+}

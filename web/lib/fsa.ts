@@ -1,0 +1,68 @@
+// The one module that talks to the browser's folder APIs (browser-fs-access style): the
+// capability is decided once, and callers get one signature whatever the browser has —
+// File System Access (`showDirectoryPicker`, handles that can be remembered and written to)
+// or the legacy `<input webkitdirectory>` (a read-only list of Files, Firefox and Safari).
+
+import type { BackupSource } from '../../workers/api';
+import { appError } from './messages';
+
+export type PickPurpose = CairnPickPurpose;
+
+/** Decided once per page load; tests delete window.showDirectoryPicker before the app loads. */
+export const canPickDirectory: boolean = typeof window !== 'undefined' && typeof window.showDirectoryPicker === 'function';
+export const canSaveFile: boolean = typeof window !== 'undefined' && typeof window.showSaveFilePicker === 'function';
+
+const pickerIds: Record<PickPurpose, string> = { source: 'cairn-source', repository: 'cairn-repository', restore: 'cairn-restore' };
+
+/**
+ * Asks the user for a folder. `readwrite` for a repository or a restore target. Rejects with
+ * ABORTED when the user closes the dialog, PICKER_UNSUPPORTED without File System Access.
+ */
+export async function pickDirectory(purpose: PickPurpose): Promise<FileSystemDirectoryHandle> {
+  if (__CAIRN_TEST_HOOKS__ && window.__cairnTestPickDirectory) return window.__cairnTestPickDirectory(purpose);
+  if (!canPickDirectory) throw appError('PICKER_UNSUPPORTED');
+  const mode = purpose === 'source' ? 'read' : 'readwrite';
+  try {
+    return await window.showDirectoryPicker!({ id: pickerIds[purpose], mode, startIn: purpose === 'source' ? 'documents' : undefined });
+  } catch (e) {
+    if ((e as DOMException).name === 'AbortError') throw { code: 'ABORTED', message: 'no folder chosen', retryable: false };
+    throw e;
+  }
+}
+
+/**
+ * Makes sure a (remembered) handle may be used, asking the user again if needed. Must run in
+ * a click handler: requestPermission needs a user gesture.
+ */
+export async function ensurePermission(handle: FileSystemHandle, mode: 'read' | 'readwrite'): Promise<void> {
+  const h = handle as FileSystemHandle & {
+    queryPermission?: (d: { mode: string }) => Promise<PermissionState>;
+    requestPermission?: (d: { mode: string }) => Promise<PermissionState>;
+  };
+  if (!h.queryPermission) return; // OPFS handles and older engines: always granted
+  if ((await h.queryPermission({ mode })) === 'granted') return;
+  if (h.requestPermission && (await h.requestPermission({ mode })) === 'granted') return;
+  throw appError('PERMISSION_DENIED');
+}
+
+/** The backup source for files chosen through `<input webkitdirectory>`. */
+export function sourceFromFileList(list: FileList | File[]): BackupSource & { kind: 'files' } {
+  const files = [...list];
+  // webkitRelativePath does not survive structured cloning, so it travels next to the files.
+  return { kind: 'files', files, relativePaths: files.map((f) => f.webkitRelativePath || f.name) };
+}
+
+/** Asks where to save a download (File System Access only; callers check canSaveFile). */
+export async function pickSaveFile(suggestedName: string): Promise<FileSystemFileHandle> {
+  try {
+    return await window.showSaveFilePicker!({ id: 'cairn-save', suggestedName });
+  } catch (e) {
+    if ((e as DOMException).name === 'AbortError') throw { code: 'ABORTED', message: 'no file chosen', retryable: false };
+    throw e;
+  }
+}
+
+/** The top folder's name of a webkitdirectory selection ("Photos" for "Photos/a.jpg"). */
+export function rootNameOf(source: BackupSource & { kind: 'files' }): string {
+  return source.relativePaths[0]?.split('/')[0] ?? 'files';
+}

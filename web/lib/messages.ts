@@ -1,0 +1,113 @@
+// Every sentence the app says about a failure, keyed by the error's stable code (core/errors.ts
+// codes from the engine, plus a few the page itself raises). Components never invent error
+// text: they call describeError() and show `title` + `text`.
+
+import type { EngineErrorCode } from '../../workers/api';
+
+/** Codes raised by the page itself (not the engine). */
+export type AppErrorCode =
+  | 'NEEDS_NETWORK' // a bucket operation while offline (the engine says so too)
+  | 'PERMISSION_DENIED' // the user (or the browser) refused access to a folder
+  | 'PICKER_UNSUPPORTED' // no File System Access in this browser
+  | 'WORKER_FAILED' // the engine worker could not start (old browser, blocked script)
+  | 'SECRET_UNREADABLE'; // remembered credentials could not be decrypted
+
+export type AnyErrorCode = EngineErrorCode | AppErrorCode;
+
+export interface Described {
+  code: string;
+  title: string;
+  text: string;
+  retryable: boolean;
+  /** The engine's own message, for a "details" line. */
+  detail?: string;
+}
+
+const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
+  WRONG_PASSWORD: ['Wrong password', 'That password does not open this repository. Passwords are case-sensitive — check it and try again.'],
+  NO_KEY: ['No keys in this repository', 'The repository has no key files, so no password can open it. It may be incomplete or damaged.'],
+  BAD_KEY_FILE: ['Damaged key file', 'A key file of this repository is damaged. `restic check` on another computer can tell more.'],
+  MAC_MISMATCH: ['Data failed its integrity check', 'Some data in the repository does not match what was written: it is damaged or was changed. Nothing was restored from it.'],
+  BAD_CONFIG: ['Unsupported repository', 'The repository’s config cannot be read, or it is a version this app does not understand.'],
+  NOT_A_REPOSITORY: ['No repository here', 'There is no repository at this location yet. Choose “Create” to start one, or check the location.'],
+  REPO_EXISTS: ['A repository already exists here', 'Open it with its password instead of creating a new one.'],
+  BAD_PACK: ['Damaged data file', 'A data file in the repository is damaged. Other files may still restore.'],
+  BAD_INDEX: ['Damaged index', 'An index file in the repository is damaged. `restic repair index` can rebuild it.'],
+  BAD_SNAPSHOT: ['Damaged snapshot', 'A snapshot file could not be read.'],
+  BAD_TREE: ['Damaged folder listing', 'A folder listing inside the snapshot could not be read.'],
+  BLOB_NOT_FOUND: ['Missing data', 'The snapshot refers to data the repository does not have. It may be incomplete.'],
+  HASH_MISMATCH: ['Data failed its integrity check', 'Restored data did not match its checksum, so it was not written.'],
+  DECOMPRESS_FAILED: ['Damaged data', 'Compressed data in the repository could not be unpacked.'],
+  SNAPSHOT_NOT_FOUND: ['Snapshot not found', 'That snapshot is not in this repository (it may have been removed).'],
+  AMBIGUOUS_ID: ['Ambiguous snapshot ID', 'More than one snapshot starts with those characters. Use more of the ID.'],
+  LOCKED: ['Repository in use', 'Another device, tab or restic process is working on this repository right now. Try again when it has finished.'],
+  NOT_FOUND: ['Not found', 'A file the repository needs is missing.'],
+  ALREADY_EXISTS: ['Already exists', 'Something with that name already exists.'],
+  BACKEND_IO: ['Storage error', 'Reading or writing the storage failed. Trying again often helps.'],
+  NETWORK: ['Cannot reach the storage', 'The request did not get through. Check your connection and the endpoint address, then try again.'],
+  ACCESS_DENIED: ['Access denied', 'The storage refused the request: the keys are wrong or lack permission, or a signed link has expired (check this computer’s clock too).'],
+  NO_SUCH_BUCKET: ['Bucket not found', 'That bucket does not exist at this endpoint. Check the bucket name, the region and the endpoint.'],
+  CORS_BLOCKED: ['Blocked by the bucket’s CORS settings', 'The browser was not allowed to talk to the bucket. Its CORS rules must allow this page’s address with GET, PUT, HEAD and DELETE and expose the ETag header.'],
+  QUOTA_EXCEEDED: ['Out of storage space', 'The storage is full — for “This browser”, the browser’s quota for this site. Free some space, or back up to a folder or a bucket instead.'],
+  ABORTED: ['Cancelled', 'The operation was cancelled. Nothing that was already saved is lost.'],
+  SOURCE_READ: ['A file could not be read', 'The browser could not read a file (it may be open elsewhere or was removed). The rest was backed up.'],
+  SOURCE_CHANGED: ['A file changed while being read', 'A file changed during the backup; its older contents were not saved. Back up again to include it.'],
+  USAGE: ['Invalid request', 'The request was not valid.'],
+  NO_PASSWORD: ['Password needed', 'Type the repository password.'],
+  INTERNAL: ['Something went wrong', 'An unexpected error happened. Your repository was not changed by it; try again.'],
+  NO_REPOSITORY: ['No repository open', 'Open a repository first.'],
+  BUSY: ['Busy', 'Another backup, restore or download is still running. Wait for it to finish, or cancel it.'],
+  NOT_REMEMBERED: ['Password needed', 'This device does not remember the key of this repository (any more). Type the password.'],
+  UNSUPPORTED: ['Not supported in this browser', 'This browser lacks a feature this needs. Chrome, Edge, Firefox and Safari in recent versions all work for backups into this browser or a bucket.'],
+  NEEDS_NETWORK: ['Needs the network', 'Restoring from a bucket needs an internet connection. Browsing and searching work offline; connect to restore data.'],
+  PERMISSION_DENIED: ['Permission needed', 'The browser did not give access to that folder. Choose it again and allow access.'],
+  PICKER_UNSUPPORTED: ['Not supported in this browser', 'This browser cannot open folders for writing. Use “This browser” or a bucket, or try Chrome or Edge.'],
+  WORKER_FAILED: ['The backup engine could not start', 'This browser could not start the background worker Cairn needs. Update the browser and reload.'],
+  SECRET_UNREADABLE: ['Wrong password', 'That password does not unlock the saved credentials of this repository. Check it and try again.'],
+};
+
+const KNOWN = new Set(Object.keys(TEXT));
+
+/** The code of any rejection the UI can see: an EngineError, a CairnError, a DOMException … */
+export function errorCode(e: unknown): string {
+  if (e && typeof e === 'object') {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && KNOWN.has(code)) return code;
+    const name = (e as { name?: unknown }).name;
+    if (name === 'AbortError') return 'ABORTED';
+    if (name === 'NotAllowedError' || name === 'SecurityError') return 'PERMISSION_DENIED';
+    if (name === 'QuotaExceededError') return 'QUOTA_EXCEEDED';
+    const message = (e as { message?: unknown }).message;
+    // An Error that crossed a worker boundary without its fields: "CODE: text".
+    if (typeof message === 'string') {
+      const m = /^([A-Z_]{3,}):/.exec(message);
+      if (m && KNOWN.has(m[1]!)) return m[1]!;
+      if (/failed to fetch|networkerror|load failed/i.test(message)) return 'NETWORK';
+    }
+  }
+  return 'INTERNAL';
+}
+
+export function describeError(e: unknown): Described {
+  const code = errorCode(e) as AnyErrorCode;
+  const [title, text] = TEXT[code];
+  const raw = e && typeof e === 'object' ? (e as { message?: unknown }).message : e;
+  const retryable = !!(e && typeof e === 'object' && (e as { retryable?: unknown }).retryable);
+  const detail = typeof raw === 'string' && raw && raw !== text ? raw : undefined;
+  return { code, title, text, retryable: retryable || code === 'NETWORK' || code === 'LOCKED', detail };
+}
+
+export function isCode(e: unknown, code: AnyErrorCode): boolean {
+  return errorCode(e) === code;
+}
+
+/** A page-raised error in the same shape the engine rejects with. */
+export function appError(code: AppErrorCode, message = TEXT[code][1]): { code: AppErrorCode; message: string; retryable: boolean } {
+  return { code, message, retryable: code === 'NEEDS_NETWORK' };
+}
+
+/** Backup / restore warning lines ("path: what happened"). */
+export function describeWarning(w: { path: string; code: string; message: string }): string {
+  const known = KNOWN.has(w.code) ? TEXT[w.code as AnyErrorCode][0] : w.message;
+  return `${w.path}: ${known}`;
+}

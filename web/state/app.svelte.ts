@@ -1,0 +1,55 @@
+// App start-up and app-wide notices: warms the engine worker, loads the remembered
+// repositories, reopens the last one when its key is remembered on this device, and offers a
+// new version when the service worker has one waiting.
+
+import { getPref } from '../lib/db';
+import { engine } from '../lib/engine';
+import { describeError, type Described } from '../lib/messages';
+import { remembered } from './remembered.svelte';
+import { LAST_REPO_PREF, session } from './session.svelte';
+
+class AppState {
+  #started = $state(false);
+  #lastRepoId = $state<string | undefined>();
+  #update = $state<(() => void) | undefined>();
+  #fatal = $state<Described | undefined>();
+
+  get started(): boolean {
+    return this.#started;
+  }
+  /** The remembered repository to preselect on the repository screen. */
+  get lastRepoId(): string | undefined {
+    return this.#lastRepoId;
+  }
+  get updateReady(): boolean {
+    return this.#update !== undefined;
+  }
+  get fatal(): Described | undefined {
+    return this.#fatal;
+  }
+
+  async start(): Promise<void> {
+    try {
+      engine(); // start the worker (and its WASM) while the user looks at the screen
+      await remembered.refresh();
+      this.#lastRepoId = (await getPref<string | null>(LAST_REPO_PREF)) ?? undefined;
+      const last = remembered.byId(this.#lastRepoId);
+      if (last?.autoUnlock && last.location.kind !== 'folder') await session.unlockRemembered(last);
+    } catch (e) {
+      this.#fatal = describeError(e);
+    } finally {
+      this.#started = true;
+      performance.mark('cairn:started');
+    }
+  }
+
+  offerUpdate(activate: () => void): void {
+    this.#update = activate;
+  }
+
+  applyUpdate(): void {
+    this.#update?.();
+  }
+}
+
+export const app = new AppState();

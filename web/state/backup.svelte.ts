@@ -1,0 +1,84 @@
+// One backup run as the UI sees it: the request goes to the engine worker (which reads, hashes
+// and encrypts the files in its own workers); live progress comes back a few times a second;
+// the result is a restic-like summary with the files that could not be read.
+
+import type { BackupResultView, BackupSource, ProgressSnapshot } from '../../workers/api';
+import { engine, progressListener } from '../lib/engine';
+import { describeError, isCode, type Described } from '../lib/messages';
+
+export interface BackupSettings {
+  /** Shown while it runs ("Photos"). */
+  name: string;
+  tags: string[];
+  excludes: string[];
+  force?: boolean;
+}
+
+class BackupRun {
+  #running = $state(false);
+  #cancelling = $state(false);
+  #name = $state('');
+  #progress = $state<ProgressSnapshot | undefined>();
+  #result = $state<BackupResultView | undefined>();
+  #error = $state<Described | undefined>();
+
+  get running(): boolean {
+    return this.#running;
+  }
+  get cancelling(): boolean {
+    return this.#cancelling;
+  }
+  get name(): string {
+    return this.#name;
+  }
+  get progress(): ProgressSnapshot | undefined {
+    return this.#progress;
+  }
+  get result(): BackupResultView | undefined {
+    return this.#result;
+  }
+  get error(): Described | undefined {
+    return this.#error;
+  }
+
+  /** Resolves with the result, or undefined when it failed or was cancelled (see `error`). */
+  async start(source: BackupSource, settings: BackupSettings): Promise<BackupResultView | undefined> {
+    if (this.#running) return undefined;
+    this.#running = true;
+    this.#cancelling = false;
+    this.#name = settings.name;
+    this.#progress = undefined;
+    this.#result = undefined;
+    this.#error = undefined;
+    performance.mark('cairn:backup-start');
+    try {
+      const onProgress = progressListener((p) => (this.#progress = p));
+      const result = await engine().backup({ source, tags: settings.tags, excludes: settings.excludes, force: settings.force }, onProgress);
+      this.#result = result;
+      return result;
+    } catch (e) {
+      this.#error = describeError(e);
+      if (isCode(e, 'ABORTED')) this.#progress = undefined;
+      return undefined;
+    } finally {
+      performance.mark('cairn:backup-end');
+      this.#running = false;
+      this.#cancelling = false;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (!this.#running) return;
+    this.#cancelling = true;
+    await engine().cancel();
+  }
+
+  reset(): void {
+    if (this.#running) return;
+    this.#progress = undefined;
+    this.#result = undefined;
+    this.#error = undefined;
+  }
+}
+
+export const backupRun = new BackupRun();

@@ -1,0 +1,104 @@
+// Getting files back: into a picked folder (File System Access), or as a download — one file
+// or a folder as a ZIP — streamed by the service worker from the engine worker, never held
+// whole in memory. Every blob is checked against its hash in the engine; files that fail are
+// listed and the rest still restore.
+
+import type { DownloadKind, ProgressSnapshot, RestoreResultView } from '../../workers/api';
+import { startDownload } from '../lib/download';
+import { engine, progressListener } from '../lib/engine';
+import { ensurePermission, pickDirectory } from '../lib/fsa';
+import { appError, describeError, type Described } from '../lib/messages';
+import { network } from './network.svelte';
+import { session } from './session.svelte';
+
+export type RestoreKind = 'folder' | DownloadKind;
+
+class RestoreRun {
+  #running = $state(false);
+  #cancelling = $state(false);
+  #kind = $state<RestoreKind>('folder');
+  #label = $state('');
+  #progress = $state<ProgressSnapshot | undefined>();
+  #result = $state<RestoreResultView | undefined>();
+  #error = $state<Described | undefined>();
+
+  get running(): boolean {
+    return this.#running;
+  }
+  get cancelling(): boolean {
+    return this.#cancelling;
+  }
+  get kind(): RestoreKind {
+    return this.#kind;
+  }
+  get label(): string {
+    return this.#label;
+  }
+  get progress(): ProgressSnapshot | undefined {
+    return this.#progress;
+  }
+  get result(): RestoreResultView | undefined {
+    return this.#result;
+  }
+  get error(): Described | undefined {
+    return this.#error;
+  }
+
+  /** Bucket data needs the network; metadata browsing does not. */
+  get needsNetwork(): boolean {
+    return session.kind === 's3' && !network.online;
+  }
+
+  /** Asks for a folder (must run in the click handler), then restores `path` into it. */
+  async toFolder(snapshotId: string, path: string[], label: string): Promise<void> {
+    await this.#run('folder', label, async (onProgress) => {
+      const target = await pickDirectory('restore');
+      await ensurePermission(target, 'readwrite');
+      return engine().restoreToFolder(snapshotId, path, target, onProgress);
+    });
+  }
+
+  /** Streams one file, or a folder as a ZIP, to the browser's downloads. */
+  async download(snapshotId: string, path: string[], kind: DownloadKind, label: string): Promise<void> {
+    await this.#run(kind, label, (onProgress) => startDownload(snapshotId, path, kind, onProgress));
+  }
+
+  async cancel(): Promise<void> {
+    if (!this.#running) return;
+    this.#cancelling = true;
+    await engine().cancel();
+  }
+
+  dismiss(): void {
+    if (this.#running) return;
+    this.#result = undefined;
+    this.#error = undefined;
+    this.#progress = undefined;
+  }
+
+  async #run(kind: RestoreKind, label: string, work: (onProgress: ReturnType<typeof progressListener>) => Promise<RestoreResultView>): Promise<void> {
+    if (this.#running) return;
+    this.#kind = kind;
+    this.#label = label;
+    this.#result = undefined;
+    this.#progress = undefined;
+    this.#error = undefined;
+    if (this.needsNetwork) {
+      this.#error = describeError(appError('NEEDS_NETWORK'));
+      return;
+    }
+    this.#running = true;
+    this.#cancelling = false;
+    try {
+      this.#result = await work(progressListener((p) => (this.#progress = p)));
+    } catch (e) {
+      const d = describeError(e);
+      if (!(d.code === 'ABORTED' && !this.#cancelling)) this.#error = d; // a closed picker is no error
+    } finally {
+      this.#running = false;
+      this.#cancelling = false;
+    }
+  }
+}
+
+export const restoreRun = new RestoreRun();

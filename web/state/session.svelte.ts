@@ -1,0 +1,171 @@
+// The open repository: unlocking (create / open / remembered key), which remembered entry it
+// is, and closing. The password is used once — handed to the engine (and, when the user asked
+// to remember bucket keys, to ./secrets.ts) — and never kept in any field here.
+
+import type { RepoInfo, RepoLocation, S3Auth } from '../../workers/api';
+import { putRepo, setPref, touchRepo, type RememberedRepo } from '../lib/db';
+import { engine } from '../lib/engine';
+import { describeError, isCode, type Described } from '../lib/messages';
+import { decryptSecret, encryptSecret } from '../lib/secrets';
+import { defaultLabel, toEngine, toStored } from '../lib/locations';
+import { network } from './network.svelte';
+import { remembered } from './remembered.svelte';
+
+export interface UnlockRequest {
+  /** A remembered entry to unlock (its stored location), or a new location typed in. */
+  entry?: RememberedRepo;
+  location?: RepoLocation;
+  /** Bucket credentials typed now (else the entry's encrypted ones are used). */
+  auth?: S3Auth;
+  password: string;
+  create?: boolean;
+  label?: string;
+  /** Keep this location in the list (no secrets). */
+  remember?: boolean;
+  /** Also keep the bucket credentials, encrypted with the repository password. */
+  rememberKeys?: boolean;
+  /** Let the engine keep the master key on this device (opens without a password). */
+  stayUnlocked?: boolean;
+}
+
+export const LAST_REPO_PREF = 'lastRepo';
+
+class RepoSession {
+  #info = $state<RepoInfo | undefined>();
+  #entry = $state<RememberedRepo | undefined>();
+  #location = $state<RepoLocation | undefined>();
+  #busy = $state(false);
+  #error = $state<Described | undefined>();
+
+  get info(): RepoInfo | undefined {
+    return this.#info;
+  }
+  get entry(): RememberedRepo | undefined {
+    return this.#entry;
+  }
+  get kind(): RepoLocation['kind'] | undefined {
+    return this.#location?.kind;
+  }
+  get label(): string {
+    if (this.#entry) return this.#entry.label;
+    return this.#location ? defaultLabel(toStored(this.#location)) : '';
+  }
+  get isOpen(): boolean {
+    return this.#info !== undefined;
+  }
+  get busy(): boolean {
+    return this.#busy;
+  }
+  get error(): Described | undefined {
+    return this.#error;
+  }
+
+  clearError(): void {
+    this.#error = undefined;
+  }
+
+  /** Creates or opens; returns false (with `error` set) on failure. */
+  async unlock(req: UnlockRequest): Promise<boolean> {
+    this.#busy = true;
+    this.#error = undefined;
+    performance.mark('cairn:unlock-start');
+    try {
+      const location = req.location ?? (await this.#locationOf(req));
+      // Only a bucket needs the network; this browser's storage and a local folder are always there.
+      const offline = location.kind === 's3' && !network.online && !req.create;
+      const opts = { offline, remember: !!req.stayUnlocked };
+      let info: RepoInfo;
+      try {
+        info = req.create ? await engine().createRepository(location, req.password, opts) : await engine().openRepository(location, req.password, opts);
+      } catch (e) {
+        // The network went away without the browser noticing: the offline cache may still open it.
+        if (req.create || offline || !isCode(e, 'NETWORK')) throw e;
+        info = await engine().openRepository(location, req.password, { ...opts, offline: true });
+      }
+      const entry = await this.#remember(req, location, info);
+      this.#opened(info, location, entry);
+      return true;
+    } catch (e) {
+      this.#error = describeError(e);
+      return false;
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /** Opens with the master key the engine remembered for this entry (no password). */
+  async unlockRemembered(entry: RememberedRepo): Promise<boolean> {
+    this.#busy = true;
+    this.#error = undefined;
+    performance.mark('cairn:unlock-start');
+    try {
+      const location = toEngine(entry.location);
+      const info = await engine().unlockRemembered(location, { offline: location.kind === 's3' && !network.online });
+      await touchRepo(entry.id, info.id);
+      this.#opened(info, location, entry);
+      return true;
+    } catch (e) {
+      if (!isCode(e, 'NOT_REMEMBERED')) this.#error = describeError(e);
+      return false;
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#info = undefined;
+    this.#location = undefined;
+    this.#entry = undefined;
+    await engine().closeRepository();
+  }
+
+  /** The "stay unlocked" choice is undone: the engine forgets the key for this entry. */
+  async forgetKey(entry: RememberedRepo): Promise<void> {
+    await engine().forgetRemembered(toEngine(entry.location));
+    await remembered.save({ ...entry, autoUnlock: false });
+  }
+
+  async refreshInfo(): Promise<void> {
+    const info = await engine().repositoryInfo();
+    if (info) this.#info = info;
+  }
+
+  #opened(info: RepoInfo, location: RepoLocation, entry: RememberedRepo | undefined): void {
+    this.#location = location;
+    this.#entry = entry;
+    this.#info = info;
+    performance.mark('cairn:unlocked');
+    void setPref(LAST_REPO_PREF, entry?.id ?? null);
+  }
+
+  async #locationOf(req: UnlockRequest): Promise<RepoLocation> {
+    const entry = req.entry;
+    if (!entry) throw { code: 'USAGE', message: 'no repository location given', retryable: false };
+    if (entry.location.kind !== 's3') return toEngine(entry.location);
+    if (req.auth) return toEngine(entry.location, req.auth);
+    if (entry.credentials) return toEngine(entry.location, await decryptSecret<S3Auth>(entry.credentials, req.password, entry.id));
+    return toEngine(entry.location); // offline or engine-remembered keys
+  }
+
+  async #remember(req: UnlockRequest, location: RepoLocation, info: RepoInfo): Promise<RememberedRepo | undefined> {
+    const existing = req.entry ?? (await remembered.find(toStored(location)));
+    if (!existing && !req.remember) return undefined;
+    const id = existing?.id ?? crypto.randomUUID();
+    const entry: RememberedRepo = {
+      id,
+      label: req.label?.trim() || existing?.label || defaultLabel(toStored(location)),
+      location: toStored(location),
+      credentials: existing?.credentials,
+      repoId: info.id,
+      lastUsed: Date.now(),
+      autoUnlock: req.stayUnlocked ?? existing?.autoUnlock ?? false,
+    };
+    if (location.kind === 's3' && req.rememberKeys && req.auth) entry.credentials = await encryptSecret(req.auth, req.password, id);
+    else if (location.kind === 's3' && req.rememberKeys === false && req.auth) entry.credentials = undefined;
+    await putRepo(entry);
+    await remembered.refresh();
+    return entry;
+  }
+}
+
+export const session = new RepoSession();

@@ -1,0 +1,37 @@
+// The snapshot list of the open repository, like `restic snapshots` (oldest first, as restic
+// prints it; the view shows newest first). From the engine's offline cache when offline.
+
+import type { SnapshotView } from '../../workers/api';
+import { engine } from '../lib/engine';
+import { Loadable } from './loadable.svelte';
+
+class SnapshotList {
+  readonly #list = new Loadable<SnapshotView[]>();
+
+  get items(): SnapshotView[] {
+    return this.#list.value ?? [];
+  }
+  get loaded(): boolean {
+    return this.#list.value !== undefined;
+  }
+  get loading(): boolean {
+    return this.#list.loading;
+  }
+  get error() {
+    return this.#list.error;
+  }
+
+  byId(id: string): SnapshotView | undefined {
+    return this.items.find((s) => s.id === id || s.shortId === id || s.id.startsWith(id));
+  }
+
+  async load(): Promise<void> {
+    if (await this.#list.load(() => engine().listSnapshots(), { keep: true })) performance.mark('cairn:snapshots-listed');
+  }
+
+  clear(): void {
+    this.#list.clear();
+  }
+}
+
+export const snapshots = new SnapshotList();
