@@ -34,8 +34,8 @@ export async function openRepository(ctx: Context, opts: { silent?: boolean } = 
 }
 
 /** Runs `fn` holding a lock (unless --no-lock for read-only commands). */
-export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boolean, fn: () => Promise<T>, readOnly = false): Promise<T> {
-  if (readOnly && ctx.g.noLock) return fn();
+export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boolean, fn: () => Promise<T>, readOnly = false, noLock = false): Promise<T> {
+  if (noLock || (readOnly && ctx.g.noLock)) return fn();
   const owner = localOwner();
   const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, exclusive, ctx.signal);
   try {

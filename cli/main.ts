@@ -3,6 +3,7 @@
 // end in one coded line on stderr and a non-zero exit (restic's: 1 fatal, 3 some sources
 // unreadable, 130 interrupted).
 
+import { setMaxListeners } from 'node:events';
 import { CairnError, isCairnError } from '../core/errors';
 import { parseArgs, type FlagSpecs } from './args';
 import { GLOBAL_FLAGS, globalOptions } from './global';
@@ -73,6 +74,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   }
   const command = COMMANDS[name];
   const controller = new AbortController();
+  setMaxListeners(0, controller.signal); // every waiting request listens for cancellation
   const onSignal = () => controller.abort(new CairnError('ABORTED', 'interrupted'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

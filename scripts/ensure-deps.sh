@@ -9,6 +9,7 @@ command -v restic >/dev/null || need+=(restic)
 command -v chromium >/dev/null || need+=(chromium)
 command -v unzip >/dev/null || need+=(unzip)
 command -v python3 >/dev/null || need+=(python3)
+[ -e /usr/share/zoneinfo/America/St_Johns ] || need+=(tzdata)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
   echo "installing ${need[*]} ..." >&2

@@ -45,12 +45,13 @@ async function main(init: WorkerInit): Promise<void> {
 
   const saver = new FileSaver({ key, polynomial: init.polynomial, version: init.version, compression: init.compression, packs, reader: nodeFileReader, claim });
 
+  const abort = new AbortController();
   port.on('message', (m: ToWorker) => {
     switch (m.type) {
       case 'job':
-        saver.save(m.job, (n) => post({ type: 'bytes', jobId: m.jobId, n })).then(
+        saver.save(m.job, (n) => post({ type: 'bytes', jobId: m.jobId, n }), abort.signal).then(
           (result) => post({ type: 'done', jobId: m.jobId, result }),
-          (e) => { if (process.env.CAIRN_DEBUG) console.error(e?.cause?.stack ?? e?.stack); post({ type: 'failed', jobId: m.jobId, error: serializeError(e) }); },
+          (e) => post({ type: 'failed', jobId: m.jobId, error: serializeError(e) }),
         );
         break;
       case 'claimed':
@@ -62,6 +63,9 @@ async function main(init: WorkerInit): Promise<void> {
           () => post({ type: 'flushed', reqId: m.reqId }),
           (e) => post({ type: 'flushed', reqId: m.reqId, error: serializeError(e) }),
         );
+        break;
+      case 'abort':
+        abort.abort();
         break;
       case 'close':
         void backend.close().finally(() => process.exit(0));

@@ -22,6 +22,7 @@ export type ToWorker =
   | { type: 'job'; jobId: number; job: FileJob }
   | { type: 'claimed'; reqId: number; results: boolean[] }
   | { type: 'flush'; reqId: number }
+  | { type: 'abort' }
   | { type: 'close' };
 
 export type FromWorker =

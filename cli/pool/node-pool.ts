@@ -113,7 +113,11 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
 
     let closing = false;
     const workers = await Promise.all(Array.from({ length: threads }, start));
-    const onAbort = () => void pool.close();
+    // Cancelling stops the workers' current files at the next chunk; packs already stored
+    // stay stored (the archiver indexes them), open packs are dropped.
+    const onAbort = () => {
+      for (const s of workers) s.w.postMessage({ type: 'abort' } satisfies ToWorker);
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
 
     const pool: FileSaverPool = {
@@ -145,6 +149,11 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
         if (closing) return;
         closing = true;
         signal?.removeEventListener('abort', onAbort);
+        const gone = new CairnError('ABORTED', 'file saver pool closed');
+        for (const j of jobs.values()) j.reject(gone);
+        for (const f of flushes.values()) f.reject(gone);
+        jobs.clear();
+        flushes.clear();
         await Promise.all(workers.map((s) => s.w.terminate()));
       },
     };

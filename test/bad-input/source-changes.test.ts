@@ -1,0 +1,71 @@
+// Bad input from the source: a file that vanishes after it was listed and one that grows
+// while it is read. Both are reported, the backup continues, and the snapshot is honest:
+// the vanished file is absent, the grown one is stored as read (size = bytes stored).
+// (A SourceFS wrapper injects the faults at exact moments — fakes only to inject faults.)
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ok, removeDir, restic, tempDir, cairn, describeTree } from '../helpers/cli';
+import { openLocal } from '../helpers/engine';
+import { backup } from '../../core/archiver/archiver';
+import { inProcessPool } from '../../core/archiver/pool';
+import type { SourceFS } from '../../core/archiver/source';
+import { nodeFileReader, nodeSourceFS } from '../../cli/adapters/node-source';
+import { lookupPath } from '../../core/walker';
+
+describe('source files that change during the backup', () => {
+  let dir: string, src: string, repoDir: string;
+
+  beforeAll(async () => {
+    dir = await tempDir('bad-source');
+    src = join(dir, 'src');
+    repoDir = join(dir, 'repo');
+    await mkdir(src);
+    await writeFile(join(src, 'stays.txt'), 'stable\n');
+    await writeFile(join(src, 'vanishes.txt'), 'here now\n');
+    await writeFile(join(src, 'grows.log'), 'line\n'.repeat(1000));
+    await ok(cairn(['-r', repoDir, 'init']));
+  });
+  afterAll(() => removeDir(dir));
+
+  it('reports them, keeps going, and records what was actually read', async () => {
+    const repo = await openLocal(repoDir);
+    let mutated = false; // the progress scanner lists the directory too: mutate once
+    const faulty: SourceFS = {
+      ...nodeSourceFS,
+      async readDir(entry, onError, signal) {
+        const entries = await nodeSourceFS.readDir(entry, onError, signal);
+        if (entry.path === src && !mutated) {
+          mutated = true;
+          await rm(join(src, 'vanishes.txt')); // listed and stat'ed, gone before it is read
+          await appendFile(join(src, 'grows.log'), 'more\n'.repeat(500)); // grows after stat
+        }
+        return entries;
+      },
+    };
+    const warnings: string[] = [];
+    const result = await backup(repo, faulty, inProcessPool({ saver: repo.backend, reader: nodeFileReader }), {
+      targets: [src],
+      hostname: 'test',
+      onWarning: (w) => warnings.push(`${w.code} ${w.path}`),
+    });
+    expect(warnings.sort()).toEqual([`SOURCE_CHANGED ${join(src, 'grows.log')}`, `SOURCE_READ ${join(src, 'vanishes.txt')}`]);
+    expect(result.warnings).toHaveLength(2);
+
+    await repo.loadIndex();
+    const comps = src.split('/').filter(Boolean);
+    expect(await lookupPath(repo, result.snapshot.tree, [...comps, 'vanishes.txt'])).toBeUndefined();
+    const grown = await lookupPath(repo, result.snapshot.tree, [...comps, 'grows.log']);
+    const now = await readFile(join(src, 'grows.log'));
+    expect(grown!.size).toBe(now.length);
+
+    // restic accepts the repository and restores the honest snapshot.
+    expect((await restic(['-r', repoDir, 'check', '--read-data'])).code).toBe(0);
+    const target = join(dir, 'restore');
+    await ok(restic(['-r', repoDir, 'restore', result.id, '--target', target]));
+    const got = await describeTree(join(target, src));
+    expect([...got.keys()].sort()).toEqual(['grows.log', 'stays.txt']);
+    expect(got.get('grows.log')!.size).toBe(now.length);
+  });
+});
