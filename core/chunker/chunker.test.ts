@@ -148,6 +148,43 @@ describe('Chunker (WASM) against the reference transcription of restic', () => {
     expect(gotB).toEqual(wantB);
   });
 
+  // The WASM scan runs four lanes (16 KiB apart) in lockstep; a hit seen first in a later lane
+  // must lose to a later-seen hit in an earlier lane. Plant windows that are known to hit.
+  it.each([
+    ['degree 53 (constant-shift path)', RESTIC_TEST_POL],
+    ['degree 31 (any-shift path)', 0x80000009n],
+  ])('resolves hits in several lanes to the earliest, %s', (_name, pol) => {
+    const hitWindow = (): Uint8Array => {
+      const probe = generate({ kind: 'random', seed: 17, size: 8 * MiB });
+      const first = referenceChunks(pol, probe).find((c) => !c.eof && (c.cut & 0xfffffn) === 0n)!;
+      return probe.slice(first.length - 64, first.length);
+    };
+    const window = hitWindow();
+    const firstScanned = MIN_SIZE - 1; // chunk offset of the first byte the scan looks at
+    const lanes = (lane: number, index: number): number => firstScanned + lane * 16 * KiB + index; // hit position
+    const cases: number[][] = [
+      [lanes(3, 10), lanes(2, 20), lanes(1, 3000), lanes(0, 12000)], // lane 0 wins though seen last
+      [lanes(3, 10), lanes(2, 20), lanes(1, 3000)], // lane 1 wins
+      [lanes(2, 5000), lanes(3, 4999)], // lane 2 wins
+      [lanes(1, 16 * KiB - 1), lanes(2, 63)], // the last index of lane 1 (windows must not overlap)
+    ];
+    for (const hits of cases) {
+      let data: Uint8Array | undefined;
+      for (let seed = 1; !data; seed++) {
+        const filler = generate({ kind: 'random', seed, size: MIN_SIZE + 200 * KiB });
+        if (referenceChunks(pol, filler).length === 1) data = filler; // no hit of its own
+      }
+      for (const h of hits) data.set(window, h - 63);
+      const want = expected(referenceChunks(pol, data));
+      expect(want[0]!.length).toBe(Math.min(...hits) + 1);
+      const chunker = new Chunker(pol);
+      expect(chunkInPieces(chunker, data, () => data.length)).toEqual(want);
+      // and through the short-lane path: a first scan of 40000 bytes (four lanes of 10000)
+      const short = hits.map((h) => h - lanes(0, 0)).every((x) => x < 40_000);
+      if (short) expect(chunkInPieces(chunker, data, (i) => (i === 0 ? firstScanned + 40_000 : data.length))).toEqual(want);
+    }
+  });
+
   it('refuses polynomials restic cannot chunk with', () => {
     expect(() => new Chunker(1n << 54n)).toThrow(CairnError);
     expect(() => new Chunker(0x7fn)).toThrow(CairnError);

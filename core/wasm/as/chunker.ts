@@ -114,18 +114,30 @@ function oneLane(from: usize, to: usize): isize {
   return -1;
 }
 
-// First candidate in [p, p + 4*LANE), four chains in lockstep.
-function fourLanes(p: usize): isize {
-  const sh = polShift;
+// Set by fourLanes when a lane other than 0 hits; only touched on the rare hit path, so the
+// hot loop keeps its registers for the digests.
+let hitLane = 4;
+let hitPos: usize = 0;
+let hitDigest: u64 = 0;
+
+@inline function noteHit(lane: i32, pos: usize, d: u64): void {
+  if (lane < hitLane) {
+    hitLane = lane;
+    hitPos = pos;
+    hitDigest = d;
+  }
+}
+
+// First candidate in [p, p + 4*LANE), four chains in lockstep. Inlined twice: with the shift
+// of a degree-53 polynomial as a constant (every restic repository) and with any shift.
+@inline function fourLanesWith(p: usize, sh: u64): isize {
   let q = p - 64;
   const qEnd = q + LANE;
   let d0 = window64(q, sh);
   let d1 = window64(q + LANE, sh);
   let d2 = window64(q + 2 * LANE, sh);
   let d3 = window64(q + 3 * LANE, sh);
-  let best: isize = -1;
-  let bestLane = 4;
-  let bestDigest: u64 = 0;
+  hitLane = 4;
   while (q < qEnd) {
     d0 = ((d0 << 8) | <u64>load<u8>(q, 64)) ^ load<u64>(<usize>(d0 >> sh) << 3, MOD_TABLE) ^ load<u64>(<usize>load<u8>(q) << 3, OUT_TABLE);
     d1 = ((d1 << 8) | <u64>load<u8>(q, LANE + 64)) ^ load<u64>(<usize>(d1 >> sh) << 3, MOD_TABLE) ^ load<u64>(<usize>load<u8>(q, LANE) << 3, OUT_TABLE);
@@ -137,24 +149,23 @@ function fourLanes(p: usize): isize {
         found = d0;
         return <isize>(q + 64);
       }
-      if (bestLane > 1 && (d1 & SPLIT_MASK) == 0) {
-        bestLane = 1;
-        best = <isize>(q + 64 + LANE);
-        bestDigest = d1;
-      } else if (bestLane > 2 && (d2 & SPLIT_MASK) == 0) {
-        bestLane = 2;
-        best = <isize>(q + 64 + 2 * LANE);
-        bestDigest = d2;
-      } else if (bestLane > 3 && (d3 & SPLIT_MASK) == 0) {
-        bestLane = 3;
-        best = <isize>(q + 64 + 3 * LANE);
-        bestDigest = d3;
-      }
+      if ((d1 & SPLIT_MASK) == 0) noteHit(1, q + 64 + LANE, d1);
+      else if ((d2 & SPLIT_MASK) == 0) noteHit(2, q + 64 + 2 * LANE, d2);
+      else noteHit(3, q + 64 + 3 * LANE, d3);
     }
     q++;
   }
-  if (best >= 0) found = bestDigest;
-  return best;
+  if (hitLane == 4) return -1;
+  found = hitDigest;
+  return <isize>hitPos;
+}
+
+function fourLanes53(p: usize): isize {
+  return fourLanesWith(p, 45);
+}
+
+function fourLanesAny(p: usize): isize {
+  return fourLanesWith(p, polShift);
 }
 
 // Same for a short tail: four lanes of `lane` bytes (not a constant, so a little slower).
@@ -198,8 +209,9 @@ function fourShortLanes(p: usize, lane: usize): isize {
 export function findCut(n: usize): isize {
   let p = DATA;
   const end = DATA + n;
+  const degree53 = polShift == 45;
   while (end - p >= 4 * LANE) {
-    const r = fourLanes(p);
+    const r = degree53 ? fourLanes53(p) : fourLanesAny(p);
     if (r >= 0) return r - <isize>DATA;
     p += 4 * LANE;
   }
