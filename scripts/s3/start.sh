@@ -4,8 +4,10 @@
 # directory; `scripts/s3/stop.sh --dir D` stops it and `--rm` deletes it.
 # Settings and sequence follow /work/shared/s3-test-endpoint.md (each one matters; see there).
 #
-#   scripts/s3/start.sh [--dir D] [--port P] [--bucket B] [--origin URL] [--store memstore|bluestore]
-#                       [--size BYTES-or-G] [--no-install] [--quiet]
+#   scripts/s3/start.sh [--dir D] [--port P] [--bucket B] [--origin URL[,URL…]]
+#                       [--store memstore|bluestore] [--size BYTES] [--watch-pid PID] [--no-install] [--quiet]
+# --watch-pid: stop and delete the cluster when that process exits (test runners pass their
+# own PID, so a killed test run leaves nothing behind).
 # Env equivalents: CAIRN_S3_DIR, CAIRN_S3_PORT, CAIRN_S3_BUCKET, CAIRN_S3_ORIGIN, CAIRN_S3_STORE,
 # CAIRN_S3_SIZE. Prints the endpoint and writes D/env.json and D/env (KEY=VALUE lines).
 set -euo pipefail
@@ -19,6 +21,7 @@ store=${CAIRN_S3_STORE:-memstore}
 size=${CAIRN_S3_SIZE:-}
 install=1
 quiet=0
+watch_pid=
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir=$2; shift 2 ;;
@@ -27,9 +30,10 @@ while [ $# -gt 0 ]; do
     --origin) origin=$2; shift 2 ;;
     --store) store=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
+    --watch-pid) watch_pid=$2; shift 2 ;;
     --no-install) install=0; shift ;;
     --quiet) quiet=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "start.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -45,13 +49,19 @@ t0=$(date +%s.%N)
 # CAIRN_S3_TRACE=1 prints how long each start-up phase took.
 mark() { [ -z "${CAIRN_S3_TRACE:-}" ] || echo "  $(awk "BEGIN{printf \"%.2f\", $(date +%s.%N)-$t0}") s  $1" >&2; }
 
-if ! command -v radosgw >/dev/null || ! command -v ceph-osd >/dev/null || ! command -v ceph-mon >/dev/null; then
+have_ceph() { command -v radosgw >/dev/null && command -v ceph-osd >/dev/null && command -v ceph-mon >/dev/null && command -v ceph >/dev/null; }
+if ! have_ceph; then
   if [ "$install" = 0 ]; then echo "start.sh: ceph packages missing (run without --no-install)" >&2; exit 1; fi
-  sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
-  say "installing ceph-mon ceph-osd radosgw ceph-common (~35 s) ..."
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -q >&2
-  $sudo apt-get install -y -q --no-install-recommends ceph-mon ceph-osd radosgw ceph-common >&2
+  # Test files start clusters in parallel: one installs, the others wait for it.
+  exec 9>"${TMPDIR:-/tmp}/cairn-s3-install.lock"
+  flock 9
+  if ! have_ceph; then
+    sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+    say "installing ceph-mon ceph-osd radosgw ceph-common (~35 s) ..."
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ceph-mon ceph-osd radosgw ceph-common >&2
+  fi
+  exec 9>&-
 fi
 
 # Prints N free TCP ports on 127.0.0.1 (one node start for all of them).
@@ -194,6 +204,13 @@ AWS_DEFAULT_REGION=$region
 RESTIC_REPOSITORY=s3:$endpoint/$bucket
 ENV
 node "$here/s3-admin.mjs" create-bucket "$dir/env.json" || fail "creating bucket $bucket failed"
+
+if [ -n "$watch_pid" ]; then
+  # Detached watchdog: polls the watched process, then stops the cluster and removes $dir.
+  nohup bash -c 'while kill -0 "$1" 2>/dev/null && [ -f "$2/pids" ]; do sleep 1; done; [ -f "$2/pids" ] && exec "$3/stop.sh" --dir "$2" --rm' \
+    watchdog "$watch_pid" "$dir" "$here" >/dev/null 2>&1 &
+  echo "$!" > "$dir/watchdog.pid"
+fi
 
 t1=$(date +%s.%N)
 say "radosgw ($store) up in $(awk "BEGIN{printf \"%.1f\", $t1-$t0}") s: $endpoint bucket=$bucket origin=$origin"

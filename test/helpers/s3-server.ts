@@ -45,7 +45,8 @@ export async function startS3(opts: StartOptions = {}): Promise<S3Server> {
   const reuse = process.env['CAIRN_S3_ENV'];
   if (reuse) return { ...(await readEnv(reuse)), stop: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'cairn-s3-'));
-  const args = ['--dir', dir, '--quiet'];
+  // The watchdog removes the cluster should this process die before stop() runs.
+  const args = ['--dir', dir, '--quiet', '--watch-pid', String(process.pid)];
   if (opts.origin) args.push('--origin', opts.origin);
   if (opts.store) args.push('--store', opts.store);
   try {

@@ -4,10 +4,11 @@
 // held locally; endpoint-signer: the user's presign endpoint, contract in PRESIGN-ENDPOINT.md),
 // the Backend itself (s3-backend, with S3 answers mapped to coded errors in s3-errors and
 // ListObjectsV2 read by the small scanner in xml), Content-MD5 (md5), and restic's
-// `s3:…` repository strings plus AWS_* credentials (location).
+// `s3:…` repository strings plus AWS_* credentials (location, open).
 // Retry and concurrency caps are the generic decorators in ../retry and ../limit.
 
 export { S3Backend, type S3BackendOptions } from './s3-backend';
+export { openS3FromEnv, type OpenS3Options } from './open';
 export { localSigner, defaultPathStyle, type UrlSigner, type SignRequest, type SignedUrl, type S3Method, type LocalSignerConfig } from './url-signer';
 export { endpointSigner, type EndpointSignerOptions } from './endpoint-signer';
 export { parseS3Location, formatS3Location, regionFromEndpoint, s3SignerConfigFromEnv, cleanPath, type S3Location, type S3Env } from './location';

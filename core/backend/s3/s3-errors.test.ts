@@ -26,6 +26,15 @@ describe('responseError', () => {
     ['400 BadDigest', 400, xmlError('BadDigest'), 'BACKEND_IO', true, /BadDigest/],
     ['400 InvalidDigest', 400, xmlError('InvalidDigest'), 'BACKEND_IO', false, /InvalidDigest/],
     ['400 InvalidArgument', 400, xmlError('InvalidArgument'), 'BACKEND_IO', false, /HTTP 400/],
+    [
+      'URL signed for the wrong region',
+      400,
+      xmlError('AuthorizationQueryParametersError', "Error parsing the X-Amz-Credential parameter; the region 'us-east-1' is wrong; expecting 'eu-west-1'"),
+      'ACCESS_DENIED',
+      false,
+      /AWS_DEFAULT_REGION=eu-west-1/,
+    ],
+    ['301 PermanentRedirect', 301, xmlError('PermanentRedirect'), 'BACKEND_IO', false, /regional endpoint/],
   ];
   it.each(table)('%s', async (_, status, body, code, retryable, message) => {
     const e = await responseError(new Response(body || null, { status }), ctx());

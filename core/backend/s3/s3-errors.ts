@@ -63,7 +63,10 @@ export async function responseError(res: Response, ctx: RequestContext, now = Da
   const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
   const detail: Record<string, unknown> = { status, target: ctx.target, key: ctx.key, ...(code ? { s3Code: code } : {}) };
   if (retryAfterMs !== undefined) detail['retryAfterMs'] = retryAfterMs;
-  const said = message ? ` (${code ?? status}: ${message})` : code ? ` (${code})` : '';
+  // AWS names the bucket's region when a request was signed for another one.
+  const region = /expecting '([a-z0-9-]+)'/.exec(message ?? '')?.[1];
+  const regionHint = region ? `; the bucket is in ${region}: set AWS_DEFAULT_REGION=${region}` : code === 'PermanentRedirect' ? "; use the bucket's regional endpoint and region" : '';
+  const said = (message ? ` (${code ?? status}: ${message})` : code ? ` (${code})` : '') + regionHint;
   const opts = { op: ctx.op, detail };
 
   if (code === 'NoSuchBucket') {
