@@ -231,7 +231,8 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     return saveDir(entry, [], old?.type === 'dir' ? old : undefined, t.children);
   };
 
-  const scan = scanTotals(source, paths, opts.exclude, progress, signal).catch(() => {});
+  // Totals for percentages and ETA cost a second walk: only when someone watches progress.
+  const scan = opts.onProgress ? scanTotals(source, paths, opts.exclude, progress, signal).catch(() => {}) : Promise.resolve();
   progress.phase = 'backing-up';
   try {
     const root = buildTargetTree(source, paths);
