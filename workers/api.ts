@@ -21,7 +21,9 @@ export type { ProgressSnapshot };
 export type S3Auth =
   | { type: 'keys'; accessKeyId: string; secretAccessKey: string; sessionToken?: string }
   /** The user's own presign endpoint (core/backend/s3/PRESIGN-ENDPOINT.md); no secret in the browser. */
-  | { type: 'presign'; url: string; headers?: Record<string, string> };
+  | { type: 'presign'; url: string; headers?: Record<string, string> }
+  /** Use the keys remembered inside the engine for this bucket (OpenOptions.remember). */
+  | { type: 'remembered' };
 
 export interface S3Location {
   kind: 's3';

@@ -17,6 +17,7 @@ import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON } from './unpacked'
 import type { Pol } from '../chunker/polynomial';
 import type { CompressionMode } from './blob-codec';
 import { mapLimit } from '../util/concurrency';
+import type { BlobCache } from './blob-cache';
 
 export type UnpackedType = Exclude<FileType, 'data' | 'keys' | 'config'>;
 
@@ -45,6 +46,8 @@ export class Repository {
   readonly index = new MasterIndex();
   compression: CompressionMode = 'auto';
   packSize: number | undefined;
+  /** Sealed blobs kept outside the backend (the app's offline tree cache); see blob-cache.ts. */
+  blobCache: BlobCache | undefined;
   #indexLoaded = false;
 
   constructor(backend: Backend, key: Key, keyID: ID, config: Config, opts: RepositoryOptions = {}) {
@@ -149,12 +152,29 @@ export class Repository {
   async loadBlob(type: BlobType, id: ID, signal?: AbortSignal): Promise<Uint8Array> {
     const locs = this.index.lookupAll(type, id);
     if (locs.length === 0) throw new CairnError('BLOB_NOT_FOUND', `${type} blob ${id.slice(0, 8)} is not in any index`, { detail: { blob: id, type } });
+    const cache = this.blobCache?.wants(type) ? this.blobCache : undefined;
+    if (cache) {
+      const sealed = await cache.get(type, id).catch(() => undefined);
+      if (sealed) {
+        // Copies of a blob may differ in compression; the MAC fails fast on the wrong one.
+        for (const loc of locs) {
+          try {
+            return await decodeBlob(this.key, sealed, loc);
+          } catch {
+            // try the next copy's length
+          }
+        }
+        await cache.drop(type, id).catch(() => {});
+      }
+    }
     let last: unknown;
     for (const loc of locs) {
       try {
         const sealed = await this.backend.load({ type: 'data', name: loc.packID }, { offset: loc.offset, length: loc.length, signal });
         if (sealed.length !== loc.length) throw new CairnError('BAD_PACK', `pack ${loc.packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: loc.packID } });
-        return await decodeBlob(this.key, sealed, loc);
+        const plain = await decodeBlob(this.key, sealed, loc);
+        if (cache) await cache.put(type, id, sealed).catch(() => {});
+        return plain;
       } catch (e) {
         if (e instanceof CairnError && e.code === 'ABORTED') throw e;
         last = e;

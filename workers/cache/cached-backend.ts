@@ -1,0 +1,200 @@
+// The offline metadata cache as a Backend decorator (restic's cache is one too,
+// internal/cache): config, key files, snapshots and index files are kept in IndexedDB exactly
+// as fetched, and listings of those types are remembered. Content-addressed objects never
+// change, so they are served from the cache first (a warm open costs no downloads); listings
+// and the config go to the backend while it answers and fall back to the cache when the
+// network is gone. Data packs are never cached: offline, loading one fails with NEEDS_NETWORK.
+//
+// Before the repository's ID is known (during open) fetched objects are held in memory;
+// adoptRepository() files them under the ID once the config has been decrypted.
+
+import { CairnError } from '../../core/errors';
+import type { Backend, FileInfo, FileType, Handle, LoadOptions, RequestOptions } from '../../core/backend/backend';
+import { EngineFault } from '../errors';
+import { isNetworkFailure } from '../location';
+import * as db from './db';
+
+const CACHED: ReadonlySet<FileType> = new Set<FileType>(['config', 'keys', 'snapshots', 'index']);
+
+export interface CachedBackendOptions {
+  locationKey: string;
+  /** The repository last seen at this location (from the cache), if any. */
+  knownRepoId?: string;
+  /** True while the engine must not touch the network. */
+  offline: () => boolean;
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+}
+
+export class CachedBackend implements Backend {
+  readonly #inner: Backend;
+  readonly #opts: CachedBackendOptions;
+  #repoId: string | undefined;
+  readonly #pending = new Map<string, { h: Handle; bytes: Uint8Array }>();
+  readonly #pendingLists = new Map<FileType, FileInfo[]>();
+  readonly #writes = new Set<Promise<unknown>>();
+  readonly stats: CacheStats = { hits: 0, misses: 0 };
+
+  constructor(inner: Backend, opts: CachedBackendOptions) {
+    this.#inner = inner;
+    this.#opts = opts;
+    this.#repoId = opts.knownRepoId;
+  }
+
+  get location(): string {
+    return this.#inner.location;
+  }
+
+  get connections(): number {
+    return this.#inner.connections;
+  }
+
+  get repoId(): string | undefined {
+    return this.#repoId;
+  }
+
+  /** Files what was fetched during open under the repository's ID, and links the location to it. */
+  async adoptRepository(repoId: string): Promise<void> {
+    if (this.#repoId && this.#repoId !== repoId) this.#pending.clear(); // another repository now lives here
+    this.#repoId = repoId;
+    await db.putLocation(this.#opts.locationKey, repoId);
+    for (const { h, bytes } of this.#pending.values()) this.#remember(h, bytes);
+    for (const [type, entries] of this.#pendingLists) this.#track(db.putListing(repoId, type as db.CachedType, entries.map(({ name, size }) => ({ name, size }))));
+    this.#pending.clear();
+    this.#pendingLists.clear();
+    await this.settled();
+  }
+
+  /** Waits for cache writes in flight (tests and close). */
+  async settled(): Promise<void> {
+    while (this.#writes.size) await Promise.allSettled([...this.#writes]);
+  }
+
+  async load(h: Handle, opts: LoadOptions = {}): Promise<Uint8Array> {
+    const whole = !opts.offset && !opts.length;
+    if (!CACHED.has(h.type) || !whole) {
+      if (this.#opts.offline()) throw needsNetwork(h);
+      return this.#inner.load(h, opts);
+    }
+    const repo = this.#repoId;
+    // Content-addressed: a cached copy is the copy. The config is checked against the backend
+    // while online (a new repository could have been created at the same place).
+    if (repo && (h.type !== 'config' || this.#opts.offline())) {
+      const hit = await db.getObject(repo, h.type as db.CachedType, h.name).catch(() => undefined);
+      if (hit) {
+        this.stats.hits++;
+        return hit;
+      }
+      if (this.#opts.offline()) throw needsNetwork(h);
+    }
+    this.stats.misses++;
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.#inner.load(h, opts);
+    } catch (e) {
+      if (repo && isNetworkFailure(e)) {
+        const hit = await db.getObject(repo, h.type as db.CachedType, h.name).catch(() => undefined);
+        if (hit) return hit;
+      }
+      throw e;
+    }
+    this.#remember(h, bytes);
+    return bytes;
+  }
+
+  async stat(h: Handle, opts?: RequestOptions): Promise<FileInfo> {
+    if (this.#opts.offline()) return this.#cachedStat(h);
+    try {
+      return await this.#inner.stat(h, opts);
+    } catch (e) {
+      if (isNetworkFailure(e)) return this.#cachedStat(h, e);
+      throw e;
+    }
+  }
+
+  async *list(type: FileType, opts?: RequestOptions): AsyncIterable<FileInfo> {
+    if (!CACHED.has(type) || type === 'config') {
+      if (this.#opts.offline()) throw new EngineFault('NEEDS_NETWORK', `listing ${type} needs the network`);
+      yield* this.#inner.list(type, opts);
+      return;
+    }
+    let entries: FileInfo[];
+    if (this.#opts.offline()) entries = await this.#cachedListing(type);
+    else {
+      try {
+        entries = [];
+        for await (const fi of this.#inner.list(type, opts)) entries.push(fi);
+      } catch (e) {
+        if (!isNetworkFailure(e)) throw e;
+        entries = await this.#cachedListing(type, e);
+      }
+      if (this.#repoId) this.#track(db.putListing(this.#repoId, type as db.CachedType, entries.map(({ name, size }) => ({ name, size }))));
+      else this.#pendingLists.set(type, entries);
+    }
+    yield* entries;
+  }
+
+  async save(h: Handle, data: Uint8Array, opts?: RequestOptions): Promise<void> {
+    if (this.#opts.offline()) throw needsNetwork(h);
+    await this.#inner.save(h, data, opts);
+    if (CACHED.has(h.type) && h.type !== 'config' && this.#repoId) {
+      this.#remember(h, data);
+      this.#track(db.editListing(this.#repoId, h.type as db.CachedType, { name: h.name, size: data.length }));
+    }
+  }
+
+  async remove(h: Handle, opts?: RequestOptions): Promise<void> {
+    if (this.#opts.offline()) throw needsNetwork(h);
+    await this.#inner.remove(h, opts);
+    if (CACHED.has(h.type) && this.#repoId) {
+      this.#track(db.deleteObject(this.#repoId, h.type as db.CachedType, h.name));
+      this.#track(db.editListing(this.#repoId, h.type as db.CachedType, undefined, h.name));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.settled();
+    await this.#inner.close();
+  }
+
+  #remember(h: Handle, bytes: Uint8Array): void {
+    if (!CACHED.has(h.type)) return;
+    if (!this.#repoId) {
+      this.#pending.set(`${h.type}/${h.name}`, { h, bytes });
+      return;
+    }
+    this.#track(db.putObject(this.#repoId, h.type as db.CachedType, h.name, bytes));
+  }
+
+  #track(p: Promise<unknown>): void {
+    const q = p.catch(() => {}); // a full or broken cache never fails the operation
+    this.#writes.add(q);
+    void q.finally(() => this.#writes.delete(q));
+  }
+
+  async #cachedListing(type: FileType, cause?: unknown): Promise<FileInfo[]> {
+    const got = this.#repoId ? await db.getListing(this.#repoId, type as db.CachedType).catch(() => undefined) : undefined;
+    if (!got) throw new EngineFault('NEEDS_NETWORK', `this repository's ${type} are not in the offline cache yet; connect once to fill it`, { cause, detail: { type } });
+    return got;
+  }
+
+  async #cachedStat(h: Handle, cause?: unknown): Promise<FileInfo> {
+    if (this.#repoId && CACHED.has(h.type)) {
+      const hit = await db.getObject(this.#repoId, h.type as db.CachedType, h.name).catch(() => undefined);
+      if (hit) return { name: h.type === 'config' ? 'config' : h.name, size: hit.length };
+      if (!this.#opts.offline() && cause) throw cause;
+      throw new CairnError('NOT_FOUND', `${h.type}/${h.name} is not in the offline cache`, { op: 'stat' });
+    }
+    if (cause) throw cause;
+    throw needsNetwork(h);
+  }
+}
+
+function needsNetwork(h: Handle): EngineFault {
+  const what = h.type === 'data' ? 'file contents' : `${h.type} ${h.name.slice(0, 8)}`;
+  return new EngineFault('NEEDS_NETWORK', `reading ${what} from this repository needs the network (only its metadata is kept offline)`, { detail: { type: h.type } });
+}
+

@@ -1,0 +1,146 @@
+// The engine's IndexedDB (via idb, one module owns it): the offline metadata cache and the
+// engine's own small records. Objects are stored exactly as fetched — ciphertext for config,
+// snapshots, indexes and tree blobs, and the key files (whose master key is itself sealed
+// under the password) — never a decrypted byte. Keys are [repository ID, type, name].
+//
+//   objects    [repo, type, name] → sealed bytes        type: config|keys|snapshots|index|tree
+//   listings   [repo, type]       → names and sizes from the last successful listing
+//   locations  locationKey        → repository ID last seen there (for offline unlock)
+//   remembered locationKey        → master key (and S3 keys) sealed with a non-extractable key
+//   meta       name               → small values (this browser profile's client ID)
+
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+
+export type CachedType = 'config' | 'keys' | 'snapshots' | 'index' | 'tree';
+
+export interface CachedObject {
+  repo: string;
+  type: CachedType;
+  name: string;
+  bytes: Uint8Array;
+  at: number;
+}
+
+export interface Listing {
+  repo: string;
+  type: CachedType;
+  entries: { name: string; size: number }[];
+  at: number;
+}
+
+export interface RememberedRecord {
+  locationKey: string;
+  repoId: string;
+  /** AES-GCM key created non-extractable: its bytes never exist outside the browser's crypto. */
+  wrapKey: CryptoKey;
+  iv: Uint8Array;
+  /** AES-GCM(JSON {master, keyId, s3Auth?}). */
+  sealed: ArrayBuffer;
+  at: number;
+}
+
+interface CairnCacheDB extends DBSchema {
+  objects: { key: [string, string, string]; value: CachedObject; indexes: { byRepo: string } };
+  listings: { key: [string, string]; value: Listing };
+  locations: { key: string; value: { locationKey: string; repoId: string; at: number } };
+  remembered: { key: string; value: RememberedRecord };
+  meta: { key: string; value: { name: string; value: string } };
+}
+
+const DB_NAME = 'cairn-engine';
+let db: Promise<IDBPDatabase<CairnCacheDB>> | undefined;
+
+function database(): Promise<IDBPDatabase<CairnCacheDB>> {
+  db ??= openDB<CairnCacheDB>(DB_NAME, 1, {
+    upgrade(d) {
+      const objects = d.createObjectStore('objects', { keyPath: ['repo', 'type', 'name'] });
+      objects.createIndex('byRepo', 'repo');
+      d.createObjectStore('listings', { keyPath: ['repo', 'type'] });
+      d.createObjectStore('locations', { keyPath: 'locationKey' });
+      d.createObjectStore('remembered', { keyPath: 'locationKey' });
+      d.createObjectStore('meta', { keyPath: 'name' });
+    },
+  }).catch((e) => {
+    db = undefined;
+    throw e;
+  });
+  return db;
+}
+
+export async function getObject(repo: string, type: CachedType, name: string): Promise<Uint8Array | undefined> {
+  return (await (await database()).get('objects', [repo, type, name]))?.bytes;
+}
+
+export async function putObject(repo: string, type: CachedType, name: string, bytes: Uint8Array): Promise<void> {
+  // A view into a larger buffer would store the whole buffer: copy it out.
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+  await (await database()).put('objects', { repo, type, name, bytes: own, at: Date.now() });
+}
+
+export async function deleteObject(repo: string, type: CachedType, name: string): Promise<void> {
+  await (await database()).delete('objects', [repo, type, name]);
+}
+
+export async function getListing(repo: string, type: CachedType): Promise<Listing['entries'] | undefined> {
+  return (await (await database()).get('listings', [repo, type]))?.entries;
+}
+
+export async function putListing(repo: string, type: CachedType, entries: Listing['entries']): Promise<void> {
+  await (await database()).put('listings', { repo, type, entries, at: Date.now() });
+}
+
+/** Adds or removes one name in a stored listing (after our own save/remove). */
+export async function editListing(repo: string, type: CachedType, add?: { name: string; size: number }, remove?: string): Promise<void> {
+  const d = await database();
+  const tx = d.transaction('listings', 'readwrite');
+  const cur = await tx.store.get([repo, type]);
+  if (cur) {
+    let entries = cur.entries.filter((e) => e.name !== add?.name && e.name !== remove);
+    if (add) entries = [...entries, add];
+    await tx.store.put({ ...cur, entries, at: Date.now() });
+  }
+  await tx.done;
+}
+
+export async function getLocation(locationKey: string): Promise<string | undefined> {
+  return (await (await database()).get('locations', locationKey))?.repoId;
+}
+
+export async function putLocation(locationKey: string, repoId: string): Promise<void> {
+  await (await database()).put('locations', { locationKey, repoId, at: Date.now() });
+}
+
+/** Deletes everything cached for a repository (and the location → repository link). */
+export async function clearRepository(repo: string, locationKey?: string): Promise<void> {
+  const d = await database();
+  const tx = d.transaction(['objects', 'listings', 'locations'], 'readwrite');
+  for await (const c of tx.objectStore('objects').index('byRepo').iterate(repo)) await c.delete();
+  for await (const c of tx.objectStore('listings').iterate(IDBKeyRange.bound([repo], [repo, []]))) await c.delete();
+  if (locationKey) await tx.objectStore('locations').delete(locationKey);
+  await tx.done;
+}
+
+export async function getRemembered(locationKey: string): Promise<RememberedRecord | undefined> {
+  return (await database()).get('remembered', locationKey);
+}
+
+export async function putRemembered(r: RememberedRecord): Promise<void> {
+  await (await database()).put('remembered', r);
+}
+
+export async function deleteRemembered(locationKey: string): Promise<void> {
+  await (await database()).delete('remembered', locationKey);
+}
+
+/** A random ID for this browser profile, made once: the lock hostname and snapshot host. */
+export async function clientId(): Promise<string> {
+  const d = await database();
+  const tx = d.transaction('meta', 'readwrite');
+  let rec = await tx.store.get('clientId');
+  if (!rec) {
+    rec = { name: 'clientId', value: crypto.randomUUID() };
+    await tx.store.put(rec);
+  }
+  await tx.done;
+  return rec.value;
+}

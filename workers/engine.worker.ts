@@ -1,0 +1,147 @@
+// The engine worker: the page's only door to repositories (squoosh style: one worker entry,
+// the page imports only its types). It holds the open repository, runs backups (coordinating
+// the file-saver workers), browsing, restores and downloads. Methods reject with EngineError.
+
+/// <reference lib="webworker" />
+import * as Comlink from 'comlink';
+import type { ProgressSnapshot } from '../core/progress';
+import { CairnError } from '../core/errors';
+import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation } from './api';
+import * as db from './cache/db';
+import { EngineFault, guarded } from './errors';
+import { initWasm } from './wasm';
+import { saverWorkerCount } from './pool/browser-pool';
+import * as browse from './engine/browse';
+import { backup } from './engine/backup';
+import { downloadResult, startDownload } from './engine/download';
+import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
+import { producer, restoreToFolder, saveToFile } from './engine/restore';
+import type { Session } from './engine/session';
+import { snapshotView } from './engine/views';
+
+let session: Session | undefined;
+let running: { what: string; abort: AbortController } | undefined;
+let lastBackup: EngineStats['lastBackup'];
+/** Test/benchmark knob (harness only): file-saver worker count. */
+let poolWorkers: number | undefined;
+
+const current = (): Session => {
+  if (!session) throw new EngineFault('NO_REPOSITORY', 'no repository is open');
+  return session;
+};
+
+async function owner(): Promise<Owner> {
+  const id = await db.clientId().catch(() => crypto.randomUUID());
+  return { hostname: `browser-${id.slice(0, 8)}`, username: 'cairn' };
+}
+
+/** One long operation at a time; cancel() aborts it. */
+async function exclusive<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (running) throw new EngineFault('BUSY', `${running.what} is still running`);
+  const abort = new AbortController();
+  running = { what, abort };
+  try {
+    return await fn(abort.signal);
+  } finally {
+    if (running?.abort === abort) running = undefined;
+  }
+}
+
+async function replace(next: Promise<Session>): Promise<Session> {
+  await initWasm();
+  const s = await next;
+  const old = session;
+  session = s;
+  await old?.close();
+  return s;
+}
+
+const api = {
+  createRepository: (loc: RepoLocation, password: string, opts?: OpenOptions) =>
+    guarded(async () => {
+      await initWasm();
+      return (await replace(createRepository(loc, password, await owner(), opts))).info();
+    }),
+  openRepository: (loc: RepoLocation, password: string, opts?: OpenOptions) =>
+    guarded(async () => {
+      await initWasm();
+      return (await replace(openRepository(loc, password, opts))).info();
+    }),
+  unlockRemembered: (loc: RepoLocation, opts?: { offline?: boolean }) =>
+    guarded(async () => {
+      await initWasm();
+      return (await replace(unlockRemembered(loc, opts))).info();
+    }),
+  forgetRemembered: (loc: RepoLocation) =>
+    guarded(async () => {
+      await forgetRemembered(loc);
+      if (session) session.remembered = false;
+    }),
+  clearCache: (loc: RepoLocation) => guarded(() => clearCache(loc)),
+  closeRepository: () =>
+    guarded(async () => {
+      running?.abort.abort();
+      closing.abort();
+      const s = session;
+      session = undefined;
+      await s?.close();
+    }),
+  repositoryInfo: () => guarded(async () => session?.info()),
+
+  listSnapshots: () => guarded(async () => (await current().snapshots()).map(snapshotView)),
+  listDir: (snapshotId: string, path: string[]) => guarded(() => browse.listDir(current(), snapshotId, path)),
+  search: (query: string, limit?: number) => guarded(() => browse.search(current(), query, limit)),
+  versions: (path: string[]) => guarded(() => browse.versions(current(), path)),
+  diff: (a: string, b: string) => guarded(() => browse.diff(current(), a, b)),
+
+  backup: (req: BackupRequest, onProgress?: (p: ProgressSnapshot) => void) =>
+    guarded(() =>
+      exclusive('a backup', async (signal) => {
+        const r = await backup(current(), req, { owner: await owner(), signal, onProgress, pool: { workers: poolWorkers } });
+        lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
+        const { bytes: _bytes, ...view } = r;
+        return view;
+      }),
+    ),
+  cancel: async () => {
+    running?.abort.abort(new CairnError('ABORTED', 'cancelled by the user'));
+  },
+
+  restoreToFolder: (snapshotId: string, path: string[], target: FileSystemDirectoryHandle, onProgress?: (p: ProgressSnapshot) => void) =>
+    guarded(() => exclusive('a restore', (signal) => restoreToFolder(current(), snapshotId, path, target, signal, onProgress))),
+  saveToFile: (snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, onProgress?: (p: ProgressSnapshot) => void) =>
+    guarded(() => exclusive('a download', (signal) => saveToFile(current(), snapshotId, path, kind, target, signal, onProgress))),
+  download: (snapshotId: string, path: string[], kind: DownloadKind, onProgress?: (p: ProgressSnapshot) => void) =>
+    guarded(async () => {
+      const p = await producer(current(), snapshotId, path, kind);
+      // Downloads run alongside other work (the browser's download manager owns their pace);
+      // closing the repository cancels them.
+      const ticket = startDownload(p, closeSignal(), onProgress);
+      return Comlink.transfer(ticket, [ticket.port]);
+    }),
+  downloadResult: (id: string) => guarded(() => downloadResult(id)),
+
+  stats: () =>
+    guarded(async () => ({
+      saverWorkers: saverWorkerCount({ workers: poolWorkers }),
+      indexBlobs: session?.repo.index.size ?? 0,
+      cacheHits: session?.cached?.stats.hits ?? 0,
+      cacheMisses: session?.cached?.stats.misses ?? 0,
+      lastBackup,
+    })),
+
+  /** Harness/benchmark knob, not part of EngineApi: fixes the file-saver worker count. */
+  setSaverWorkers: async (n: number | undefined) => {
+    poolWorkers = n;
+  },
+} satisfies EngineApi & Record<string, unknown>;
+
+let closing = new AbortController();
+function closeSignal(): AbortSignal {
+  if (closing.signal.aborted) closing = new AbortController();
+  return closing.signal;
+}
+
+export type EngineWorkerApi = typeof api;
+
+Comlink.expose(api);

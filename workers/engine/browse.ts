@@ -1,0 +1,120 @@
+// Browsing snapshots: directory listings, name search across snapshots, a path's versions and
+// the difference between two snapshots. Everything works from trees, which the session keeps
+// decoded in memory and (for buckets) sealed in the offline cache.
+
+import { CairnError, throwIfAborted } from '../../core/errors';
+import type { Node } from '../../core/data/node';
+import type { ID } from '../../core/id';
+import type { DiffEntry, NodeView, SearchHit, VersionView } from '../api';
+import type { Session } from './session';
+import { byDirThenName, nodeView } from './views';
+
+/** The node at `path` below a tree (undefined when absent). */
+async function nodeAt(s: Session, tree: ID, path: string[], signal?: AbortSignal): Promise<Node | undefined> {
+  let id: ID | undefined = tree;
+  let node: Node | undefined;
+  for (const name of path) {
+    if (!id) return undefined;
+    node = (await s.tree(id, signal)).nodes.find((n) => n.name === name);
+    if (!node) return undefined;
+    id = node.type === 'dir' ? node.subtree : undefined;
+  }
+  return node;
+}
+
+/** Resolves a path to a directory tree ID ([] = the snapshot root). */
+export async function dirTree(s: Session, snapshotId: string, path: string[]): Promise<ID> {
+  const sn = await s.snapshot(snapshotId);
+  if (path.length === 0) return sn.snapshot.tree;
+  const node = await nodeAt(s, sn.snapshot.tree, path);
+  if (!node) throw new CairnError('NOT_FOUND', `/${path.join('/')} is not in snapshot ${sn.id.slice(0, 8)}`, { detail: { path: '/' + path.join('/') } });
+  if (node.type !== 'dir' || !node.subtree) throw new CairnError('USAGE', `/${path.join('/')} is not a directory`);
+  return node.subtree;
+}
+
+export async function findNode(s: Session, snapshotId: string, path: string[]): Promise<Node> {
+  const sn = await s.snapshot(snapshotId);
+  const node = path.length ? await nodeAt(s, sn.snapshot.tree, path) : undefined;
+  if (!node) throw new CairnError('NOT_FOUND', `/${path.join('/')} is not in snapshot ${sn.id.slice(0, 8)}`, { detail: { path: '/' + path.join('/') } });
+  return node;
+}
+
+export async function listDir(s: Session, snapshotId: string, path: string[]): Promise<NodeView[]> {
+  const tree = await s.tree(await dirTree(s, snapshotId, path));
+  return tree.nodes.map((n) => nodeView(n, [...path, n.name])).sort(byDirThenName);
+}
+
+/**
+ * Names containing `query` (case-insensitive), newest snapshot first. A subtree already
+ * searched at the same path in a newer snapshot holds the same hits and is skipped.
+ */
+export async function search(s: Session, query: string, limit = 200, signal?: AbortSignal): Promise<SearchHit[]> {
+  const q = query.trim().toLowerCase();
+  if (!q) return [];
+  const hits: SearchHit[] = [];
+  const seen = new Set<string>();
+  const visit = async (snapshotId: string, tree: ID, path: string[]): Promise<void> => {
+    const key = `${tree}\0${path.join('/')}`;
+    if (seen.has(key) || hits.length >= limit) return;
+    seen.add(key);
+    throwIfAborted(signal);
+    for (const n of (await s.tree(tree, signal)).nodes) {
+      if (hits.length >= limit) return;
+      const p = [...path, n.name];
+      if (n.name.toLowerCase().includes(q)) hits.push({ snapshotId, node: nodeView(n, p) });
+      if (n.type === 'dir' && n.subtree) await visit(snapshotId, n.subtree, p);
+    }
+  };
+  const all = await s.snapshots(signal);
+  for (let i = all.length - 1; i >= 0 && hits.length < limit; i--) await visit(all[i]!.id, all[i]!.snapshot.tree, []);
+  return hits;
+}
+
+export async function versions(s: Session, path: string[], signal?: AbortSignal): Promise<VersionView[]> {
+  const out: VersionView[] = [];
+  for (const e of await s.snapshots(signal)) {
+    const node = path.length ? await nodeAt(s, e.snapshot.tree, path, signal).catch(() => undefined) : undefined;
+    if (node) out.push({ snapshotId: e.id, time: e.snapshot.time.format(), node: nodeView(node, path) });
+  }
+  return out;
+}
+
+const sameContent = (a: Node, b: Node) =>
+  a.type === b.type && (a.size ?? 0) === (b.size ?? 0) && (a.content ?? []).join() === (b.content ?? []).join() && (a.linkTarget ?? '') === (b.linkTarget ?? '');
+
+/** What changed from snapshot `a` to snapshot `b` (restic diff's +, - and M). */
+export async function diff(s: Session, a: string, b: string, signal?: AbortSignal): Promise<DiffEntry[]> {
+  const [sa, sb] = [await s.snapshot(a), await s.snapshot(b)];
+  const out: DiffEntry[] = [];
+  const all = async (tree: ID | undefined, path: string[], change: 'added' | 'removed') => {
+    if (!tree) return;
+    for (const n of (await s.tree(tree, signal)).nodes) {
+      out.push({ path: [...path, n.name], change, type: n.type });
+      if (n.type === 'dir') await all(n.subtree, [...path, n.name], change);
+    }
+  };
+  const walk = async (ta: ID, tb: ID, path: string[]): Promise<void> => {
+    if (ta === tb) return; // identical subtrees: nothing below changed
+    throwIfAborted(signal);
+    const na = new Map((await s.tree(ta, signal)).nodes.map((n) => [n.name, n]));
+    const nb = new Map((await s.tree(tb, signal)).nodes.map((n) => [n.name, n]));
+    const names = [...new Set([...na.keys(), ...nb.keys()])].sort();
+    for (const name of names) {
+      const x = na.get(name);
+      const y = nb.get(name);
+      const p = [...path, name];
+      if (x && !y) {
+        out.push({ path: p, change: 'removed', type: x.type });
+        if (x.type === 'dir') await all(x.subtree, p, 'removed');
+      } else if (!x && y) {
+        out.push({ path: p, change: 'added', type: y.type });
+        if (y.type === 'dir') await all(y.subtree, p, 'added');
+      } else if (x && y) {
+        if (x.type === 'dir' && y.type === 'dir') await walk(x.subtree!, y.subtree!, p);
+        else if (!sameContent(x, y)) out.push({ path: p, change: 'modified', type: y.type });
+      }
+    }
+  };
+  await walk(sa.snapshot.tree, sb.snapshot.tree, []);
+  return out;
+}

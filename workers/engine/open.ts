@@ -1,0 +1,111 @@
+// Creating, opening and unlocking repositories. Bucket repositories get the offline
+// metadata cache (IndexedDB) in front of their backend and their tree blobs cached there;
+// OPFS and picked folders are local already and are read directly.
+
+import type { Backend } from '../../core/backend/backend';
+import { CairnError } from '../../core/errors';
+import { open as openSealed } from '../../core/crypto/seal';
+import type { Key } from '../../core/crypto/keys';
+import { DEFAULT_KDF, type KdfParams } from '../../core/repository/keyfile';
+import { decodeConfig } from '../../core/repository/config';
+import { Repository } from '../../core/repository/repository';
+import { decodeUnpackedPlain, parseJSON } from '../../core/repository/unpacked';
+import type { OpenOptions, RepoLocation } from '../api';
+import { CachedBackend } from '../cache/cached-backend';
+import * as db from '../cache/db';
+import { forget, recall, remember } from '../cache/remembered';
+import { treeCache } from '../cache/tree-cache';
+import { EngineFault } from '../errors';
+import { browserOffline, isRemote, locationKey, openBackend } from '../location';
+import { Session } from './session';
+
+export interface Owner {
+  hostname: string;
+  username: string;
+}
+
+/** Fills in remembered S3 keys when the page asks for them. */
+async function resolve(loc: RepoLocation): Promise<RepoLocation> {
+  if (loc.kind !== 's3' || loc.auth.type !== 'remembered') return loc;
+  const r = await recall(locationKey(loc));
+  if (!r?.s3) throw new EngineFault('NOT_REMEMBERED', 'no S3 keys are remembered for this bucket; enter them again');
+  return { ...loc, auth: r.s3 };
+}
+
+async function backendFor(loc: RepoLocation, offline: boolean, create: boolean): Promise<{ backend: Backend; cached?: CachedBackend }> {
+  const inner = await openBackend(loc, { create });
+  if (!isRemote(loc)) return { backend: inner };
+  const key = locationKey(loc);
+  const cached = new CachedBackend(inner, { locationKey: key, knownRepoId: await db.getLocation(key).catch(() => undefined), offline: () => offline || browserOffline() });
+  return { backend: cached, cached };
+}
+
+async function finish(loc: RepoLocation, repo: Repository, cached: CachedBackend | undefined, offline: boolean, opts: OpenOptions): Promise<Session> {
+  const key = locationKey(loc);
+  if (cached) {
+    await cached.adoptRepository(repo.config.id);
+    repo.blobCache = treeCache(repo.config.id, cached.stats);
+  }
+  let remembered = false;
+  if (opts.remember) {
+    await remember(key, repo.config.id, repo.key, repo.keyID, loc.kind === 's3' ? loc.auth : undefined);
+    remembered = true;
+  } else remembered = (await db.getRemembered(key).catch(() => undefined))?.repoId === repo.config.id;
+  return new Session({ loc, locationKey: key, repo, cached, offline, remembered });
+}
+
+export async function createRepository(loc: RepoLocation, password: string, owner: Owner, opts: OpenOptions & { kdf?: KdfParams } = {}): Promise<Session> {
+  if (!password) throw new CairnError('NO_PASSWORD', 'a repository needs a password');
+  const resolved = await resolve(loc);
+  const { backend, cached } = await backendFor(resolved, false, true);
+  const repo = await Repository.init(backend, password, { owner, kdf: opts.kdf ?? DEFAULT_KDF });
+  return finish(resolved, repo, cached, false, opts);
+}
+
+export async function openRepository(loc: RepoLocation, password: string, opts: OpenOptions = {}): Promise<Session> {
+  const resolved = await resolve(loc);
+  const offline = (opts.offline ?? false) && isRemote(resolved);
+  const { backend, cached } = await backendFor(resolved, offline, false);
+  const repo = await Repository.open(backend, password);
+  return finish(resolved, repo, cached, offline, opts);
+}
+
+/** Opens with the remembered master key: no password, no scrypt. */
+export async function unlockRemembered(loc: RepoLocation, opts: { offline?: boolean } = {}): Promise<Session> {
+  const key = locationKey(loc);
+  const r = await recall(key);
+  if (!r) throw new EngineFault('NOT_REMEMBERED', 'this repository is not remembered on this device');
+  const resolved = loc.kind === 's3' && loc.auth.type === 'remembered' ? ({ ...loc, auth: r.s3 ?? loc.auth } as RepoLocation) : loc;
+  const offline = (opts.offline ?? false) && isRemote(resolved);
+  const { backend, cached } = await backendFor(resolved, offline, false);
+  const repo = await openWithKey(backend, r.key, r.keyId);
+  if (repo.config.id !== r.repoId) {
+    await forget(key);
+    throw new EngineFault('NOT_REMEMBERED', 'a different repository is at this location now; open it with its password');
+  }
+  return finish(resolved, repo, cached, offline, {});
+}
+
+async function openWithKey(backend: Backend, key: Key, keyId: string): Promise<Repository> {
+  let plain: Uint8Array;
+  try {
+    plain = await openSealed(key, await backend.load({ type: 'config', name: '' }));
+  } catch (e) {
+    if (e instanceof CairnError && e.code === 'NOT_FOUND') throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location}`, { op: 'open' });
+    if (e instanceof CairnError && e.code === 'MAC_MISMATCH') throw new EngineFault('NOT_REMEMBERED', 'the remembered key does not open this repository', { cause: e });
+    throw e;
+  }
+  const config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG'), 'config', 'BAD_CONFIG'));
+  return new Repository(backend, key, keyId, config);
+}
+
+export async function forgetRemembered(loc: RepoLocation): Promise<void> {
+  await forget(locationKey(loc));
+}
+
+export async function clearCache(loc: RepoLocation): Promise<void> {
+  const key = locationKey(loc);
+  const repoId = await db.getLocation(key);
+  await forget(key);
+  if (repoId) await db.clearRepository(repoId, key);
+}

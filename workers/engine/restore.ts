@@ -1,0 +1,107 @@
+// Getting files back: into a picked folder (the pack-ordered restorer), into one file the user
+// chose with showSaveFilePicker, or as a streamed download through the service worker. Every
+// byte comes through Repository.loadBlob / decodeBlob, which check it against its blob hash.
+
+import { CairnError, serializeError } from '../../core/errors';
+import type { Node } from '../../core/data/node';
+import { ProgressTracker, type ProgressSnapshot } from '../../core/progress';
+import { restore } from '../../core/restorer/restorer';
+import { contentSize, fileContent } from '../../core/restorer/file-stream';
+import { zipTree, type ZipRoot } from '../../core/restorer/zip-tree';
+import type { ZipSink } from '../../core/restorer/zip';
+import type { DownloadKind, RestoreResultView } from '../api';
+import { fsaRestoreTarget } from '../restore/fsa-target';
+import { dirTree, findNode } from './browse';
+import type { Session } from './session';
+
+function needsData(s: Session): void {
+  s.requireOnline('Restoring file contents');
+}
+
+/** Restores a file or directory (or the whole snapshot) into `target`. */
+export async function restoreToFolder(s: Session, snapshotId: string, path: string[], target: FileSystemDirectoryHandle, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
+  needsData(s);
+  const fsa = fsaRestoreTarget(target);
+  let r;
+  if (path.length === 0) r = await restore(s.repo, (await s.snapshot(snapshotId)).snapshot.tree, fsa, { signal, onProgress });
+  else {
+    const node = await findNode(s, snapshotId, path);
+    // Restore from the parent tree, selecting just this entry (escaped: names may hold * ? [).
+    const parent = await dirTree(s, snapshotId, path.slice(0, -1));
+    const pattern = '/' + node.name.replace(/[*?[\\]/g, (c) => '\\' + c);
+    r = await restore(s.repo, parent, fsa, { signal, onProgress, include: [{ parts: pattern.split('/').filter(Boolean), anchored: true }] });
+  }
+  return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors: r.errors };
+}
+
+export interface Producer {
+  filename: string;
+  size?: number;
+  /** Writes everything into `sink`; resolves with what made it. */
+  run(sink: ZipSink, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView>;
+}
+
+/** What a download of `path` produces: one file's bytes, or a ZIP. */
+export async function producer(s: Session, snapshotId: string, path: string[], kind: DownloadKind): Promise<Producer> {
+  needsData(s);
+  const sn = await s.snapshot(snapshotId);
+  await s.repo.loadIndex();
+  if (kind === 'file') {
+    const node = await findNode(s, snapshotId, path);
+    if (node.type !== 'file') throw new CairnError('USAGE', `/${path.join('/')} is not a file; download it as a ZIP`);
+    return { filename: node.name, size: contentSize(s.repo, node), run: (sink, signal, onProgress) => streamFile(s, node, sink, signal, onProgress) };
+  }
+  let root: ZipRoot;
+  let base: string;
+  if (path.length === 0) {
+    root = { kind: 'tree', tree: sn.snapshot.tree, name: '' };
+    base = `snapshot-${sn.id.slice(0, 8)}`;
+  } else {
+    const node = await findNode(s, snapshotId, path);
+    root = node.type === 'dir' ? { kind: 'tree', tree: node.subtree!, name: node.name } : { kind: 'node', node };
+    base = node.name;
+  }
+  return {
+    filename: `${base}.zip`,
+    run: async (sink, signal, onProgress) => {
+      const r = await zipTree(s.repo, root, sink, { signal, onProgress });
+      return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors: r.errors };
+    },
+  };
+}
+
+async function streamFile(s: Session, node: Node, sink: ZipSink, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
+  const progress = new ProgressTracker('downloading', onProgress);
+  progress.total.files = 1;
+  progress.total.bytes = node.size ?? 0;
+  progress.totalsFinal = true;
+  progress.current.add(node.name);
+  for await (const piece of fileContent(s.repo, node, { signal })) {
+    await sink(piece);
+    progress.done.bytes += piece.length;
+    progress.tick();
+  }
+  progress.done.files = 1;
+  progress.current.clear();
+  progress.phase = 'done';
+  progress.tick(true);
+  return { files: 1, dirs: 0, bytes: progress.done.bytes, errors: [] };
+}
+
+/** Writes a file or a ZIP into a handle from showSaveFilePicker. */
+export async function saveToFile(s: Session, snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
+  const p = await producer(s, snapshotId, path, kind);
+  const w = await target.createWritable({ keepExistingData: false });
+  try {
+    const r = await p.run((chunk) => w.write(chunk as Uint8Array<ArrayBuffer>), signal, onProgress);
+    await w.close();
+    return r;
+  } catch (e) {
+    await w.abort().catch(() => {});
+    if (kind === 'file' && !(e instanceof CairnError && e.code === 'ABORTED')) {
+      const err = serializeError(e);
+      return { files: 0, dirs: 0, bytes: 0, errors: [{ path: '/' + path.join('/'), code: err.code, message: err.message }] };
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,60 @@
+// RestoreTarget over a FileSystemDirectoryHandle (a folder the user picked, or OPFS in tests).
+// Files are written through createWritable() — the browser's swap file makes each one appear
+// complete or not at all — with positional writes, because the restorer delivers blobs in pack
+// order, not file order. Browsers cannot create symlinks or set times and modes: symlinks are
+// skipped and reported, metadata is left as the browser sets it.
+
+import { CairnError } from '../../core/errors';
+import type { FileWriter, RestoreTarget } from '../../core/restorer/target';
+
+type Writable = FileSystemWritableFileStream;
+
+export interface FsaRestoreTarget extends RestoreTarget {
+  /** Paths of symlinks that could not be restored (browsers have no way to make one). */
+  readonly skippedSymlinks: string[];
+}
+
+export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTarget {
+  const dirs = new Map<string, Promise<FileSystemDirectoryHandle>>([['', Promise.resolve(root)]]);
+  const dirOf = (path: string[]): Promise<FileSystemDirectoryHandle> => {
+    const key = path.join('/');
+    let d = dirs.get(key);
+    if (!d) {
+      d = dirOf(path.slice(0, -1)).then((parent) => parent.getDirectoryHandle(path[path.length - 1]!, { create: true }));
+      dirs.set(key, d);
+      d.catch(() => dirs.delete(key));
+    }
+    return d;
+  };
+  const skippedSymlinks: string[] = [];
+  return {
+    skippedSymlinks,
+    async mkdir(path) {
+      await dirOf(path);
+    },
+    async createFile(path, size): Promise<FileWriter> {
+      const dir = await dirOf(path.slice(0, -1));
+      const handle = await dir.getFileHandle(path[path.length - 1]!, { create: true });
+      const w: Writable = await handle.createWritable({ keepExistingData: false });
+      if (size > 0) await w.truncate(size);
+      // One write at a time per stream: FileSystemWritableFileStream locks itself per call.
+      let chain: Promise<void> = Promise.resolve();
+      return {
+        write(offset, data) {
+          const run = chain.then(() => w.write({ type: 'write', position: offset, data: data as Uint8Array<ArrayBuffer> }));
+          chain = run.catch(() => {});
+          return run;
+        },
+        async close() {
+          await chain;
+          await w.close();
+        },
+      };
+    },
+    async symlink(path, target) {
+      skippedSymlinks.push('/' + path.join('/'));
+      throw new CairnError('USAGE', `/${path.join('/')}: browsers cannot create symbolic links (it points to ${target})`, { detail: { path: '/' + path.join('/') } });
+    },
+    async setMetadata() {},
+  };
+}
