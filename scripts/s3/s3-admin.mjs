@@ -55,7 +55,7 @@ if (cmd === 'ready') {
     '<CORSConfiguration><CORSRule>' +
     origins +
     ['GET', 'PUT', 'HEAD', 'DELETE', 'POST'].map((m) => `<AllowedMethod>${m}</AllowedMethod>`).join('') +
-    '<AllowedHeader>*</AllowedHeader><ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>3600</MaxAgeSeconds>' +
+    '<AllowedHeader>*</AllowedHeader><ExposeHeader>ETag</ExposeHeader><ExposeHeader>Content-Range</ExposeHeader><ExposeHeader>Content-Length</ExposeHeader><MaxAgeSeconds>3600</MaxAgeSeconds>' +
     '</CORSRule></CORSConfiguration>';
   const put = await signedFetch(env, 'PUT', `/${env.bucket}`, 'cors=', cors);
   if (put.status !== 200) {

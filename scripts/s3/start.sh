@@ -150,7 +150,7 @@ wait_for() {
 ceph_() { ceph -c "$conf" --connect-timeout 5 "$@"; }
 # Cheap probes (the `ceph` CLI is Python and costs ~0.3 s per call).
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-osd_up() { grep -q 'state: booting -> active' "$dir/log/osd.0.log"; }
+osd_up() { grep -q 'state: booting -> active' "$dir/log/osd.0.log" 2>/dev/null; }
 rgw_ready() {
   if command -v curl >/dev/null; then curl -sf --max-time 2 "$endpoint/" | grep -q ListAllMyBucketsResult
   else node "$here/s3-admin.mjs" ready "$endpoint"; fi
@@ -166,10 +166,33 @@ mark "mon up"
 ceph_ osd new "$osd_uuid" >>"$dir/log/setup.log" 2>&1 || fail "ceph osd new failed"
 ceph-osd -c "$conf" -i 0 --mkfs --osd-uuid "$osd_uuid" >>"$dir/log/setup.log" 2>&1 || fail "ceph-osd --mkfs failed"
 mark "osd created"
-# Returns freed memory to the system after deletes (memstore keeps objects in RAM).
-MALLOC_MMAP_THRESHOLD_=1048576 ceph-osd -c "$conf" -i 0 -f >>"$dir/log/osd.out" 2>&1 &
-echo "$! osd" >> "$pids"
-wait_for 60 "osd.0 up" osd_up
+start_osd() {
+  # MALLOC_MMAP_THRESHOLD_ returns freed memory to the system after deletes (memstore keeps
+  # objects in RAM).
+  MALLOC_MMAP_THRESHOLD_=1048576 ceph-osd -c "$conf" -i 0 -f >>"$dir/log/osd.out" 2>&1 &
+  osd_pid=$!
+  disown "$osd_pid"  # no "Killed" job notice if a stuck one is restarted
+  echo "$osd_pid osd" >> "$pids"
+}
+# About 1 start in 10 on a loaded machine, the OSD's first mon command goes out before it has
+# the monmap ("handle_command on fsid 00000000-…", then "mon_cmd_maybe_osd_create fail: 'wrong
+# fsid'") and the OSD never boots. Restarting it helps; waiting does not.
+osd_stuck() { grep -q "wrong fsid" "$dir/log/osd.0.log" 2>/dev/null || ! kill -0 "$osd_pid" 2>/dev/null; }
+start_osd
+for attempt in 1 2 3; do
+  end=$(( $(date +%s) + 60 ))
+  until osd_up || osd_stuck; do
+    [ "$(date +%s)" -lt "$end" ] || fail "timed out waiting for osd.0 up"
+    sleep 0.05
+  done
+  osd_up && break
+  [ "$attempt" -lt 3 ] || fail "osd.0 failed to boot 3 times"
+  say "osd.0 stuck at boot (attempt $attempt), restarting it"
+  kill -KILL "$osd_pid" 2>/dev/null || true
+  while kill -0 "$osd_pid" 2>/dev/null; do sleep 0.05; done
+  mv "$dir/log/osd.0.log" "$dir/log/osd.0.log.stuck$attempt"
+  start_osd
+done
 mark "osd up"
 
 radosgw -c "$conf" -n client.rgw.a -f >>"$dir/log/rgw.out" 2>&1 &

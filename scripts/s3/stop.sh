@@ -19,7 +19,7 @@ done
 [ -d "$dir" ] || { echo "stop.sh: no such directory $dir" >&2; exit 1; }
 dir=$(cd "$dir" && pwd)
 
-ours() { tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null | grep -qF -- "$dir/ceph.conf"; }
+ours() { tr '\0' ' ' 2>/dev/null < "/proc/$1/cmdline" | grep -qF -- "$dir/ceph.conf"; }
 
 stop_one() {
   local pid=$1

@@ -151,7 +151,7 @@ describe('S3Backend on radosgw: behaviour', () => {
     await emptyBucket(server, server.bucket, `${prefix}/`);
   });
 
-  it('has a bucket CORS rule for the app origin that exposes ETag', async () => {
+  it('has a bucket CORS rule for the app origin that exposes ETag and Content-Range', async () => {
     const { url } = await serverSigner(server).sign({ method: 'PUT', key: 'cors-probe' });
     const preflight = (origin: string) =>
       fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-md5,content-type' } });
@@ -160,6 +160,7 @@ describe('S3Backend on radosgw: behaviour', () => {
     expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
     expect(ok.headers.get('access-control-allow-methods')).toMatch(/PUT/);
     expect(ok.headers.get('access-control-expose-headers')).toMatch(/ETag/i);
+    expect(ok.headers.get('access-control-expose-headers')).toMatch(/Content-Range/i);
     expect((await preflight('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -94,6 +94,15 @@ describe('S3Backend requests', () => {
     expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['NETWORK', true]);
   });
 
+  it('asks for the size when a short 206 hides Content-Range (CORS), and calls it out of range', async () => {
+    const { be, seen } = backend((_, init) =>
+      init.method === 'HEAD' ? new Response(null, { status: 200, headers: { 'content-length': '95' } }) : new Response(new Uint8Array(5), { status: 206 }),
+    );
+    const e = await caught(be.load({ type: 'config', name: '' }, { offset: 90, length: 10 }));
+    expect(isCairnError(e) && [e.code, e.retryable, e.detail['reason']]).toEqual(['BACKEND_IO', false, 'out-of-range']);
+    expect(seen.map((s) => s.init.method)).toEqual(['GET', 'HEAD']);
+  });
+
   it('reads offset === size without a length as empty, via the size in a 416', async () => {
     const { be } = backend(() => new Response(null, { status: 416, headers: { 'content-range': 'bytes */50' } }));
     expect((await be.load({ type: 'config', name: '' }, { offset: 50 })).length).toBe(0);

@@ -179,8 +179,9 @@ export class S3Backend implements Backend {
       return bytes.slice(offset, end);
     }
     if (length > 0 && bytes.length !== length) {
-      const size = totalFromContentRange(res.headers.get('content-range'));
-      if (size !== undefined && offset + length > size) throw outOfRangeError(h, offset, length, size);
+      // A browser hides Content-Range unless the bucket's CORS rule exposes it: ask for the size.
+      const size = totalFromContentRange(res.headers.get('content-range')) ?? (await this.stat(h, opts)).size;
+      if (offset + length > size) throw outOfRangeError(h, offset, length, size);
       throw new CairnError('NETWORK', `short read of ${s.target}: ${bytes.length} of ${length} bytes`, { op: 'load', retryable: true, detail: { handle: s.target } });
     }
     return bytes;

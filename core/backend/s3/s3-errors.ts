@@ -106,7 +106,7 @@ export function fetchError(e: unknown, ctx: RequestContext, signal: AbortSignal 
     return new CairnError(
       'CORS_BLOCKED',
       `the browser blocked ${ctx.method} ${ctx.target}: the bucket's CORS rule must allow origin ${origin ?? '(this app)'}, ` +
-        'methods GET PUT HEAD DELETE, headers *, and expose ETag',
+        'methods GET PUT HEAD DELETE, headers *, and expose ETag and Content-Range',
       { op: ctx.op, cause: e, detail: { ...detail, origin } },
     );
   }
