@@ -32,6 +32,19 @@ async function handOff(sw: ServiceWorker, ticket: DownloadTicket): Promise<void>
   ack.port1.close();
 }
 
+/**
+ * Chromium does not send `<a download>` requests through the service worker, so the stream URL
+ * is opened in a hidden iframe: a navigation the service worker answers, which turns into a
+ * download because of its Content-Disposition (StreamSaver.js does the same).
+ */
+function navigateHidden(href: string): void {
+  const frame = document.createElement('iframe');
+  frame.hidden = true;
+  frame.src = href;
+  document.body.append(frame);
+  setTimeout(() => frame.remove(), 60_000);
+}
+
 function click(href: string, filename: string): void {
   const a = document.createElement('a');
   a.href = href;
@@ -73,7 +86,7 @@ export async function startDownload(
   const reg = sw ? await navigator.serviceWorker.getRegistration() : undefined;
   if (sw && reg) {
     await handOff(sw, ticket);
-    click(new URL(ticket.url, reg.scope).href, ticket.filename);
+    navigateHidden(new URL(ticket.url, reg.scope).href);
     return { id: ticket.id, filename: ticket.filename, via: 'service-worker', result };
   }
   const blob = await collect(ticket.port);

@@ -1,0 +1,88 @@
+// A bare page for the engine e2e specs (test/e2e/engine-*.spec.ts): it starts the real engine
+// worker and service worker and puts a handle on `window.harness`, so a spec drives the worker
+// API directly inside page.evaluate(). Built only by ./vite.config.ts, never into the app.
+
+import * as Comlink from 'comlink';
+import type { EngineApi } from '../../../workers/api';
+import { startDownload } from '../../../workers/client/download';
+
+type Engine = Comlink.Remote<EngineApi & { setSaverWorkers(n: number | undefined): Promise<void> }>;
+
+const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
+const engine = Comlink.wrap(worker) as unknown as Engine;
+
+async function opfsDir(path: string[], create = true): Promise<FileSystemDirectoryHandle> {
+  let d = await navigator.storage.getDirectory();
+  for (const p of path) d = await d.getDirectoryHandle(p, { create });
+  return d;
+}
+
+/** Every file under an OPFS folder: relative path → SHA-256 hex. */
+async function digestOpfs(path: string[]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const hex = (b: ArrayBuffer) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+  const walk = async (d: FileSystemDirectoryHandle, prefix: string): Promise<void> => {
+    for await (const h of d.values()) {
+      if (h.kind === 'directory') await walk(h, prefix + h.name + '/');
+      else out[prefix + h.name] = hex(await crypto.subtle.digest('SHA-256', await (await h.getFile()).arrayBuffer()));
+    }
+  };
+  await walk(await opfsDir(path, false), '');
+  return out;
+}
+
+/** Every file under an OPFS folder as base64 (to copy a small repository out for restic). */
+async function exportOpfs(path: string[]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (d: FileSystemDirectoryHandle, prefix: string): Promise<void> => {
+    for await (const h of d.values()) {
+      if (h.kind === 'directory') await walk(h, prefix + h.name + '/');
+      else {
+        const bytes = new Uint8Array(await (await h.getFile()).arrayBuffer());
+        let s = '';
+        for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        out[prefix + h.name] = btoa(s);
+      }
+    }
+  };
+  await walk(await opfsDir(path, false), '');
+  return out;
+}
+
+async function removeOpfs(name: string): Promise<void> {
+  await (await navigator.storage.getDirectory()).removeEntry(name, { recursive: true }).catch(() => {});
+}
+
+/** webkitdirectory-style File list from an OPFS folder (File objects + relative paths). */
+async function filesOf(path: string[]): Promise<{ files: File[]; relativePaths: string[] }> {
+  const files: File[] = [];
+  const relativePaths: string[] = [];
+  const walk = async (d: FileSystemDirectoryHandle, prefix: string): Promise<void> => {
+    for await (const h of d.values()) {
+      if (h.kind === 'directory') await walk(h, prefix + h.name + '/');
+      else {
+        files.push(await h.getFile());
+        relativePaths.push(prefix + h.name);
+      }
+    }
+  };
+  await walk(await opfsDir(path, false), path[path.length - 1] + '/');
+  return { files, relativePaths };
+}
+
+async function swReady(): Promise<boolean> {
+  if (!('serviceWorker' in navigator)) return false;
+  await navigator.serviceWorker.register('./sw.js', { scope: './' });
+  await navigator.serviceWorker.ready;
+  if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+  return true;
+}
+
+const harness = { engine, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, filesOf, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
+declare global {
+  interface Window {
+    harness: typeof harness;
+  }
+}
+window.harness = harness;
+document.getElementById('status')!.textContent = 'ready';

@@ -1,0 +1,36 @@
+// Builds the engine harness page (./index.html) with the real engine worker and service worker,
+// served by `vite preview` under the app's Content-Security-Policy. Only the engine e2e specs
+// use it (./playwright.config.ts); the app's own build never includes it.
+
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
+import { contentSecurityPolicy, securityHeaders } from '../../../web/csp';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+
+export default defineConfig({
+  root: here,
+  publicDir: false,
+  build: {
+    outDir: `${repo}dist/harness`,
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: (file) => (file.endsWith('.wasm') ? false : undefined),
+    sourcemap: true,
+  },
+  worker: { format: 'es' },
+  preview: { headers: { ...securityHeaders, 'Content-Security-Policy': contentSecurityPolicy() } },
+  plugins: [
+    VitePWA({
+      strategies: 'injectManifest',
+      srcDir: `${repo}sw`,
+      filename: 'sw.ts',
+      injectRegister: false,
+      manifest: false,
+      injectManifest: { globPatterns: ['**/*.{html,js,css,wasm}'], maximumFileSizeToCacheInBytes: 8 * 1024 * 1024 },
+      devOptions: { enabled: false },
+    }),
+  ],
+});
