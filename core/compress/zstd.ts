@@ -11,6 +11,10 @@ import { CairnError } from '../errors';
 export const ZSTD_DEFAULT_LEVEL = 3;
 /** Largest plain size we accept from a frame we did not size ourselves (index files can be big). */
 const MAX_PLAIN = 1 << 30;
+/** ZSTD_getFrameContentSize's "not a frame header" answer (0ULL - 2 as this build returns it). */
+const CONTENTSIZE_ERROR = -2;
+/** ZSTD_error_dstSize_tooSmall: the only failure worth retrying with a bigger buffer. */
+const ERROR_DST_SIZE_TOO_SMALL = 70;
 
 interface ZstdExports {
   f: WebAssembly.Memory;
@@ -125,6 +129,10 @@ export function decompress(frame: Uint8Array, plainSize?: number): Uint8Array {
   const src = copyIn(z, frame);
   try {
     const declared = Number(z.x.p(src, frame.length));
+    // Fix: ZSTD_CONTENTSIZE_ERROR (-2: not a zstd frame, or too short to have a header — an
+    // empty input too) used to fall into the grow-and-retry loop below, which grew the wasm
+    // heap to 1 GiB (for good: wasm memory never shrinks) before giving up.
+    if (declared === CONTENTSIZE_ERROR) throw new CairnError('DECOMPRESS_FAILED', 'not a zstd frame (corrupt or truncated)');
     if (plainSize !== undefined) {
       if (declared >= 0 && declared !== plainSize) {
         throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, expected ${plainSize}`);
@@ -154,7 +162,9 @@ function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact
   try {
     const n = z.x.q(z.dctx, dst, cap, src, srcLen, 0, 0);
     if (z.x.h(n)) {
-      if (exact) throw new CairnError('DECOMPRESS_FAILED', 'zstd frame is corrupt');
+      // Fix: only "destination too small" means "try a bigger buffer"; a corrupt or truncated
+      // frame used to be retried with doubling buffers up to 1 GiB too.
+      if (exact || -(n | 0) !== ERROR_DST_SIZE_TOO_SMALL) throw new CairnError('DECOMPRESS_FAILED', 'zstd frame is corrupt');
       return undefined;
     }
     if (exact && n >>> 0 !== cap) throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${n >>> 0} bytes, expected ${cap}`);

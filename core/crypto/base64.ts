@@ -25,6 +25,12 @@ export function base64Encode(b: Uint8Array): string {
   return out;
 }
 
+// Fix: LOOKUP has 256 entries, so a character above U+00FF read `undefined`, which `|` turned
+// into 0 — "Ā" (U+0100) decoded as "A" instead of being refused. Out-of-table is -1.
+function sextet(s: string, i: number): number {
+  return LOOKUP[s.charCodeAt(i)] ?? -1;
+}
+
 export function base64Decode(s: string): Uint8Array {
   if (s.length % 4 !== 0) throw new CairnError('BAD_KEY_FILE', 'invalid base64 length');
   let pad = 0;
@@ -34,9 +40,9 @@ export function base64Decode(s: string): Uint8Array {
   let o = 0;
   for (let i = 0; i < s.length; i += 4) {
     const last = i + 4 === s.length;
-    const c0 = LOOKUP[s.charCodeAt(i)]!, c1 = LOOKUP[s.charCodeAt(i + 1)]!;
-    const c2 = last && pad >= 2 ? 0 : LOOKUP[s.charCodeAt(i + 2)]!;
-    const c3 = last && pad >= 1 ? 0 : LOOKUP[s.charCodeAt(i + 3)]!;
+    const c0 = sextet(s, i), c1 = sextet(s, i + 1);
+    const c2 = last && pad >= 2 ? 0 : sextet(s, i + 2);
+    const c3 = last && pad >= 1 ? 0 : sextet(s, i + 3);
     if ((c0 | c1 | c2 | c3) < 0) throw new CairnError('BAD_KEY_FILE', 'invalid base64 character');
     const n = (c0 << 18) | (c1 << 12) | (c2 << 6) | c3;
     out[o++] = n >> 16;

@@ -26,7 +26,8 @@ export function encodeConfig(c: Config): string {
 export function decodeConfig(json: unknown): Config {
   const o = json as { version?: unknown; id?: unknown; chunker_polynomial?: unknown } | null;
   if (!o || typeof o !== 'object') throw new CairnError('BAD_CONFIG', 'config is not a JSON object');
-  if (typeof o.version !== 'number' || o.version < MIN_REPO_VERSION || o.version > MAX_REPO_VERSION) {
+  // Fix: a fractional version (1.5) passed the range check; restic's uint field refuses it.
+  if (typeof o.version !== 'number' || !Number.isInteger(o.version) || o.version < MIN_REPO_VERSION || o.version > MAX_REPO_VERSION) {
     throw new CairnError('BAD_CONFIG', `unsupported repository version ${JSON.stringify(o.version)} (this program reads versions ${MIN_REPO_VERSION}–${MAX_REPO_VERSION})`, {
       detail: { version: o.version },
     });

@@ -27,6 +27,11 @@ export const TEST_KDF: KdfParams = { N: 1024, r: 8, p: 1 };
 const SALT_SIZE = 64;
 /** Refuse parameters that would exhaust memory or time (N=2^20,r=8 is 1 GiB). */
 const MAX_N = 1 << 20;
+/**
+ * scrypt needs 128·N·r bytes. Fix: bounding N and r separately still let N=2^20 with r=64
+ * through — an 8 GiB allocation from a key file anyone can write — so bound the product.
+ */
+const MAX_MEMORY = 1 << 30;
 
 export interface KeyFileJSON {
   created: string;
@@ -58,7 +63,7 @@ export interface KeyOwner {
 function validateParams(p: KdfParams, id: string): void {
   const ok =
     Number.isInteger(p.N) && p.N > 1 && (p.N & (p.N - 1)) === 0 && p.N <= MAX_N &&
-    Number.isInteger(p.r) && p.r >= 1 && p.r <= 64 && Number.isInteger(p.p) && p.p >= 1 && p.p <= 1024 && p.r * p.p < 1 << 30;
+    Number.isInteger(p.r) && p.r >= 1 && p.r <= 64 && Number.isInteger(p.p) && p.p >= 1 && p.p <= 1024 && p.r * p.p < 1 << 30 && 128 * p.N * p.r <= MAX_MEMORY;
   if (!ok) throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: unsupported scrypt parameters N=${p.N} r=${p.r} p=${p.p}`, { detail: { key: id } });
 }
 

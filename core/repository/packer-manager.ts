@@ -55,8 +55,10 @@ export class PackerManager {
       await Promise.race(this.#uploads);
       this.#check();
     }
-    const finished = await p.finish(this.#opts.key);
-    const job = this.#upload(finished).then(
+    // Fix: the slot is taken synchronously, before the first await. Awaiting p.finish() first
+    // let every concurrent add() (file savers share one manager) pass the check above while
+    // the set was still small: 8 uploads ran at once with `uploads: 2`.
+    const job: Promise<void> = p.finish(this.#opts.key).then((f) => this.#upload(f)).then(
       () => {
         this.#uploads.delete(job);
       },

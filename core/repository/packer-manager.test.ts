@@ -1,0 +1,247 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seededBytes } from '../../test/fixtures/chunker/generate';
+import { initEngine } from '../../test/helpers/mem-repo';
+import { MemoryBackend } from '../backend/mem';
+import { withFaults } from '../backend/fault';
+import type { Handle, Saver } from '../backend/backend';
+import { isCairnError } from '../errors';
+import { Key } from '../crypto/keys';
+import { hashID } from '../id';
+import type { IndexPack } from '../index/index-file';
+import { readPackHeader } from '../pack/reader';
+import { deferred } from '../util/concurrency';
+import { PackerManager } from './packer-manager';
+
+const key = new Key(seededBytes(1, 32), seededBytes(2, 16), seededBytes(3, 16));
+
+/** A fake sealed blob of `n` bytes with a unique ID (the manager never opens blobs). */
+async function blob(seed: number, n: number): Promise<{ id: string; sealed: Uint8Array }> {
+  const sealed = seededBytes(seed, n);
+  return { id: await hashID(sealed), sealed };
+}
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(() => undefined, (e: unknown) => e);
+}
+
+/** A saver whose uploads wait until the test releases them; it tracks uploads in flight. */
+function gatedSaver(inner: Saver) {
+  const gates: { h: Handle; release: () => void }[] = [];
+  const state = { inFlight: 0, maxInFlight: 0, started: 0 };
+  const saver: Saver = {
+    async save(h, data, o) {
+      state.started++;
+      state.inFlight++;
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      const d = deferred();
+      gates.push({ h, release: d.resolve });
+      await d.promise;
+      await inner.save(h, data, o);
+      state.inFlight--;
+    },
+  };
+  const releaseAll = () => {
+    for (const g of gates.splice(0)) g.release();
+  };
+  return { saver, gates, state, releaseAll };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('PackerManager', () => {
+  beforeAll(initEngine);
+
+  it('finishes a pack once it reaches the target size; data and trees go to separate packs', async () => {
+    const be = new MemoryBackend();
+    const saved: { pack: IndexPack; size: number }[] = [];
+    const pm = new PackerManager({ key, saver: be, packSize: 1000, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    for (let i = 0; i < 10; i++) {
+      const b = await blob(i, 300);
+      await pm.add(i % 2 ? 'tree' : 'data', b.id, b.sealed, 0);
+    }
+    // 5 per type: 4 × 300 bytes reach 1000 → one full pack per type, one left open.
+    expect(pm.pending).toBe(600);
+    await pm.flush();
+    expect(pm.pending).toBe(0);
+    const sizes = saved.map((s) => [s.pack.blobs[0]!.type, s.pack.blobs.length]).sort();
+    expect(sizes).toEqual([['data', 1], ['data', 4], ['tree', 1], ['tree', 4]]);
+    for (const { pack, size } of saved) {
+      expect(new Set(pack.blobs.map((b) => b.type)).size).toBe(1);
+      const stored = await be.load({ type: 'data', name: pack.id });
+      expect(stored.length).toBe(size);
+      expect(await hashID(stored)).toBe(pack.id);
+      expect(await readPackHeader(be, key, pack.id, size)).toEqual(pack.blobs);
+    }
+  });
+
+  it('gives a blob bigger than the target a pack of its own', async () => {
+    const saved: IndexPack[] = [];
+    const pm = new PackerManager({ key, saver: new MemoryBackend(), packSize: 1000, onPackSaved: (p) => void saved.push(p) });
+    const small = await blob(1, 100), big = await blob(2, 5000);
+    await pm.add('data', small.id, small.sealed, 0);
+    await pm.add('data', big.id, big.sealed, 0);
+    await pm.flush();
+    // The big blob joins the open packer and finishes it at once.
+    expect(saved.map((p) => p.blobs.map((b) => b.id))).toEqual([[small.id, big.id]]);
+    const big2 = await blob(3, 5000);
+    await pm.add('data', big2.id, big2.sealed, 0);
+    expect(pm.pending).toBe(0);
+    await pm.flush();
+    expect(saved[1]!.blobs.map((b) => b.id)).toEqual([big2.id]);
+  });
+
+  it('records compressed lengths in the header and the index entry', async () => {
+    const saved: IndexPack[] = [];
+    const be = new MemoryBackend();
+    const pm = new PackerManager({ key, saver: be, onPackSaved: (p) => void saved.push(p) });
+    const a = await blob(1, 100), b = await blob(2, 200);
+    await pm.add('data', a.id, a.sealed, 0);
+    await pm.add('data', b.id, b.sealed, 900);
+    await pm.flush();
+    expect(saved[0]!.blobs.map((x) => [x.offset, x.length, x.uncompressedLength])).toEqual([[0, 100, 0], [100, 200, 900]]);
+  });
+
+  it('reports a pack only after the backend has stored it', async () => {
+    const be = new MemoryBackend();
+    const g = gatedSaver(be);
+    const events: string[] = [];
+    const pm = new PackerManager({
+      key,
+      saver: g.saver,
+      packSize: 100,
+      onPackSaved: async (pack) => {
+        // The pack must already be readable when we hear of it.
+        await be.stat({ type: 'data', name: pack.id });
+        events.push(`saved ${pack.id.slice(0, 8)}`);
+      },
+    });
+    const b = await blob(1, 150);
+    await pm.add('data', b.id, b.sealed, 0);
+    await tick();
+    expect(g.state.started).toBe(1);
+    expect(events).toEqual([]); // upload still running
+    const flushed = pm.flush();
+    await tick();
+    expect(events).toEqual([]);
+    g.releaseAll();
+    await flushed;
+    expect(events).toHaveLength(1);
+  });
+
+  it('never runs more uploads at once than allowed, even when adds come concurrently', async () => {
+    const be = new MemoryBackend();
+    const g = gatedSaver(be);
+    const saved: IndexPack[] = [];
+    const pm = new PackerManager({ key, saver: g.saver, packSize: 100, uploads: 2, onPackSaved: (p) => void saved.push(p) });
+    const blobs = await Promise.all(Array.from({ length: 8 }, (_, i) => blob(i, 120)));
+    // Eight adders at once (as four file savers sharing one manager do); each fills a pack.
+    const adds = blobs.map((b, i) => pm.add(i % 2 ? 'tree' : 'data', b.id, b.sealed, 0));
+    for (let round = 0; round < 50 && saved.length < 8; round++) {
+      await tick();
+      expect(g.state.inFlight).toBeLessThanOrEqual(2);
+      g.releaseAll();
+    }
+    await Promise.all(adds);
+    await pm.flush();
+    expect(g.state.maxInFlight).toBeLessThanOrEqual(2);
+    expect(g.state.maxInFlight).toBe(2);
+    expect(saved).toHaveLength(8);
+  });
+
+  it('add waits while uploads are saturated', async () => {
+    const g = gatedSaver(new MemoryBackend());
+    const pm = new PackerManager({ key, saver: g.saver, packSize: 100, uploads: 1, onPackSaved: () => {} });
+    const [a, b] = [await blob(1, 120), await blob(2, 120)];
+    await pm.add('data', a.id, a.sealed, 0); // upload 1 starts
+    let second = false;
+    const p = pm.add('data', b.id, b.sealed, 0).then(() => (second = true));
+    await tick();
+    await tick();
+    expect(second).toBe(false);
+    g.releaseAll();
+    await p;
+    expect(second).toBe(true);
+    g.releaseAll();
+    await tick();
+    g.releaseAll();
+    await pm.flush();
+  });
+
+  it('an upload failure surfaces on the next add, and the failed pack is never reported', async () => {
+    const be = withFaults(new MemoryBackend(), { ops: ['save'], failFirst: 1 });
+    const saved: IndexPack[] = [];
+    const pm = new PackerManager({ key, saver: be, packSize: 100, onPackSaved: (p) => void saved.push(p) });
+    const [a, b, c] = [await blob(1, 120), await blob(2, 10), await blob(3, 10)];
+    await pm.add('data', a.id, a.sealed, 0); // pack 1 goes up and fails in the background
+    await tick();
+    await tick();
+    const e = await rejection(pm.add('data', b.id, b.sealed, 0));
+    expect(isCairnError(e, 'NETWORK')).toBe(true);
+    expect(saved).toEqual([]);
+    // It stays failed: flush reports it too.
+    expect(isCairnError(await rejection(pm.add('data', c.id, c.sealed, 0)), 'NETWORK')).toBe(true);
+    expect(isCairnError(await rejection(pm.flush()), 'NETWORK')).toBe(true);
+  });
+
+  it('an upload failure during flush rejects flush', async () => {
+    const be = withFaults(new MemoryBackend(), { ops: ['save'], failFirst: 1 });
+    const saved: IndexPack[] = [];
+    const pm = new PackerManager({ key, saver: be, onPackSaved: (p) => void saved.push(p) });
+    const a = await blob(1, 50);
+    await pm.add('tree', a.id, a.sealed, 0);
+    expect(isCairnError(await rejection(pm.flush()), 'NETWORK')).toBe(true);
+    expect(saved).toEqual([]);
+  });
+
+  it('a failing onPackSaved fails the manager too', async () => {
+    const pm = new PackerManager({
+      key,
+      saver: new MemoryBackend(),
+      onPackSaved: () => {
+        throw new Error('index bookkeeping broke');
+      },
+    });
+    const a = await blob(1, 50);
+    await pm.add('data', a.id, a.sealed, 0);
+    await expect(pm.flush()).rejects.toThrow('index bookkeeping broke');
+  });
+
+  it('delays from a slow backend do not reorder saving and reporting', async () => {
+    const inner = new MemoryBackend();
+    const be = withFaults(inner, { ops: ['save'], delayMs: 5 });
+    const order: string[] = [];
+    const pm = new PackerManager({
+      key,
+      saver: {
+        save: async (h, d, o) => {
+          await be.save(h, d, o);
+          order.push(`stored ${h.name.slice(0, 6)}`);
+        },
+      },
+      packSize: 100,
+      uploads: 3,
+      onPackSaved: (p) => void order.push(`reported ${p.id.slice(0, 6)}`),
+    });
+    for (let i = 0; i < 6; i++) {
+      const b = await blob(i, 120);
+      await pm.add('data', b.id, b.sealed, 0);
+    }
+    await pm.flush();
+    expect(order).toHaveLength(12);
+    for (const line of order.filter((l) => l.startsWith('reported'))) {
+      const id = line.split(' ')[1]!;
+      expect(order.indexOf(`stored ${id}`)).toBeLessThan(order.indexOf(line));
+    }
+  });
+
+  it('flush with nothing open saves nothing; an aborted signal stops adds', async () => {
+    const g = gatedSaver(new MemoryBackend());
+    const ctl = new AbortController();
+    const pm = new PackerManager({ key, saver: g.saver, onPackSaved: () => {}, signal: ctl.signal });
+    await pm.flush();
+    expect(g.state.started).toBe(0);
+    ctl.abort();
+    const a = await blob(1, 10);
+    expect(isCairnError(await rejection(pm.add('data', a.id, a.sealed, 0)), 'ABORTED')).toBe(true);
+  });
+});
