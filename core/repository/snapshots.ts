@@ -55,8 +55,21 @@ export function matches(sn: Snapshot, f: SnapshotFilter): boolean {
   if (f.paths?.length && !f.paths.every((p) => sn.paths.includes(p))) return false;
   if (f.tags?.length) {
     const have = new Set(sn.tags ?? []);
-    const any = f.tags.some((group) => group.split(',').filter(Boolean).every((t) => have.has(t)));
-    if (!any) return false;
+    if (!f.tags.some((group) => hasTags(have, group))) return false;
+  }
+  return true;
+}
+
+/**
+ * restic's splitTagList + Snapshot.HasTags (internal/restic/tag_list.go, snapshot.go). Fix:
+ * we dropped empty tags and did not trim, so `--tag ''` matched every snapshot (restic: only
+ * untagged ones) and `--tag 'a, b'` looked for " b".
+ */
+function hasTags(have: ReadonlySet<string>, group: string): boolean {
+  for (const raw of group.split(',')) {
+    const tag = raw.trim();
+    if (tag === '' && have.size === 0) return true;
+    if (!have.has(tag)) return false;
   }
   return true;
 }
@@ -76,14 +89,17 @@ export async function findSnapshot(repo: Repository, ref: string, filter: Snapsh
   return { id: ids[0]!, snapshot: await loadSnapshot(repo, ids[0]!, signal) };
 }
 
-const samePaths = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().every((p, i) => p === [...b].sort()[i]);
-
-/** The newest snapshot with this host and exactly these paths (restic 0.14's parent choice). */
+/**
+ * The newest snapshot of this host whose paths include all of `paths` (restic 0.14
+ * findParentSnapshot → FindLatestSnapshot with HasPaths; 0.16's default --group-by host,paths
+ * filters the same way). Fix: we required exactly the same set of paths, so backing up /a
+ * after a backup of /a and /b found no parent and re-read every file.
+ */
 export async function findParent(repo: Repository, hostname: string, paths: string[], signal?: AbortSignal): Promise<SnapshotEntry | undefined> {
   const all = await listSnapshots(repo, { signal, onError: () => {} });
   for (let i = all.length - 1; i >= 0; i--) {
     const e = all[i]!;
-    if ((e.snapshot.hostname ?? '') === hostname && samePaths(e.snapshot.paths, paths)) return e;
+    if ((e.snapshot.hostname ?? '') === hostname && paths.every((p) => e.snapshot.paths.includes(p))) return e;
   }
   return undefined;
 }
