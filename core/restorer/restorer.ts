@@ -11,7 +11,7 @@ import { decodeBlob } from '../repository/blob-codec';
 import type { BlobLocation } from '../index/master-index';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { mapLimit } from '../util/concurrency';
-import { childMayMatch, matchAny, type Pattern } from '../util/pattern';
+import { childMayMatchAny, matchAny, type Pattern } from '../util/pattern';
 import { walk } from '../walker';
 import type { FileWriter, RestoreTarget } from './target';
 
@@ -73,7 +73,8 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
   const mayDescend = (path: string[]) => {
     const full = [...prefix, ...path];
     if (opts.exclude?.length && matchAny(opts.exclude, full)) return false;
-    return !opts.include?.length || opts.include.some((p) => childMayMatch(p, full));
+    // The list as a whole (restic ListWithChild), so a negated include can close a directory.
+    return !opts.include?.length || childMayMatchAny(opts.include, full);
   };
 
   // 1. Walk: directories, symlinks and empty files now; plan the blobs of the others.

@@ -2,42 +2,108 @@
 // component against a path. `*`, `?` and `[…]` work within one component (Go's
 // filepath.Match), `**` spans any number of components. A pattern starting with `/` is
 // anchored at the root; otherwise it may match starting at any component. A pattern that
-// matches a directory also matches everything below it.
+// matches a directory also matches everything below it. A pattern starting with `!` is
+// negated: in a list, it takes back what earlier patterns matched (restic >= 0.13).
 
 export interface Pattern {
   parts: string[];
   anchored: boolean;
+  /** `!pattern`: un-matches what earlier patterns of the same list matched. */
+  negated?: boolean;
 }
 
 export function parsePattern(p: string): Pattern {
+  // Fix (restic preparePattern): a leading `!` negates, and the rest is filepath.Clean'ed —
+  // we kept `!` as a literal character and `.`/`..` as literal components.
+  const negated = p.startsWith('!');
+  if (negated) p = p.slice(1);
   const anchored = p.startsWith('/');
-  return { parts: p.split('/').filter((c) => c !== ''), anchored };
+  const parts: string[] = [];
+  for (const c of p.split('/')) {
+    if (c === '' || c === '.') continue;
+    if (c === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
+    else if (c === '..' && anchored) continue; // "/.." is "/"
+    else parts.push(c);
+  }
+  // restic splits the cleaned "/" into ["/", ""], and "" is its marker for `**`: the pattern
+  // "/" matches every path.
+  if (anchored && parts.length === 0) parts.push('**');
+  return negated ? { parts, anchored, negated } : { parts, anchored };
 }
 
-/** Go filepath.Match for one component (no separators inside). */
+const componentRegExps = new Map<string, RegExp | null>();
+
+/** Go filepath.Match for one component (no separators inside); false for a malformed pattern. */
 export function matchComponent(pattern: string, name: string): boolean {
+  let re = componentRegExps.get(pattern);
+  if (re === undefined) {
+    re = globRegExp(pattern);
+    if (componentRegExps.size > 10_000) componentRegExps.clear();
+    componentRegExps.set(pattern, re);
+  }
+  return re !== null && re.test(name);
+}
+
+/**
+ * Go's filepath.Match syntax as a regular expression over code points (Go matches runes).
+ * Fix: classes negate with `^` as in Go (we negated with `!`, which Go treats as a literal,
+ * and escaped `^`), `\` escapes inside classes, and `?` matched half of a surrogate pair.
+ * Malformed patterns (unclosed `[`, empty class, trailing `\`) never match (restic reports
+ * ErrBadPattern and matches nothing).
+ */
+function globRegExp(pattern: string): RegExp | null {
+  const cs = [...pattern];
   let re = '^';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i]!;
     if (c === '*') re += '.*';
     else if (c === '?') re += '.';
-    else if (c === '[') {
-      const end = pattern.indexOf(']', i + 2);
-      if (end < 0) return false; // malformed: never matches
-      let cls = pattern.slice(i + 1, end);
-      if (cls.startsWith('^')) cls = '\\^' + cls.slice(1);
-      if (cls.startsWith('!')) cls = '^' + cls.slice(1);
-      re += '[' + cls.replace(/\\/g, '\\\\') + ']';
-      i = end;
-    } else if (c === '\\' && i + 1 < pattern.length) {
-      re += escapeRe(pattern[++i]!);
+    else if (c === '\\') {
+      if (++i >= cs.length) return null;
+      re += escapeRe(cs[i]!);
+    } else if (c === '[') {
+      let j = i + 1;
+      let cls = '';
+      if (cs[j] === '^') {
+        cls = '^';
+        j++;
+      }
+      // Reads one (possibly escaped) class character; undefined if malformed.
+      const classChar = (): string | undefined => {
+        let ch = cs[j];
+        if (ch === undefined || ch === '-' || ch === ']') return undefined;
+        if (ch === '\\') ch = cs[++j];
+        j++;
+        return ch;
+      };
+      for (let ranges = 0; ; ranges++) {
+        if (j >= cs.length) return null;
+        if (cs[j] === ']' && ranges > 0) break;
+        const lo = classChar();
+        if (lo === undefined) return null;
+        let hi = lo;
+        if (cs[j] === '-') {
+          j++;
+          const h = classChar();
+          if (h === undefined) return null;
+          hi = h;
+        }
+        // Go: a reversed range is legal and matches nothing; a JS regex would reject it.
+        if (lo.codePointAt(0)! <= hi.codePointAt(0)!) cls += escapeClass(lo) + (hi === lo ? '' : '-' + escapeClass(hi));
+      }
+      re += '[' + cls + ']';
+      i = j;
     } else re += escapeRe(c);
   }
-  return new RegExp(re + '$', 's').test(name);
+  return new RegExp(re + '$', 'su');
 }
 
 function escapeRe(c: string): string {
-  return c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+function escapeClass(c: string): string {
+  return c.replace(/[\\\]\[^-]/g, '\\$&');
 }
 
 /** Do `parts[pi..]` match a prefix of `path[si..]`? */
@@ -51,6 +117,7 @@ function matchFrom(parts: string[], pi: number, path: string[], si: number): boo
   return matchComponent(parts[pi]!, path[si]!) && matchFrom(parts, pi + 1, path, si + 1);
 }
 
+/** Does this one pattern match `path` (its `negated` flag aside)? */
 export function matchPattern(p: Pattern, path: string[]): boolean {
   if (p.parts.length === 0) return false;
   if (p.anchored) return matchFrom(p.parts, 0, path, 0);
@@ -58,16 +125,36 @@ export function matchPattern(p: Pattern, path: string[]): boolean {
   return false;
 }
 
-/** Could something below `dirPath` match? (restic childMayMatch; conservative.) */
+/** Could something below `dirPath` match? (restic childMatch.) */
 export function childMayMatch(p: Pattern, dirPath: string[]): boolean {
   if (p.parts.length === 0) return false;
-  if (!p.anchored || p.parts.includes('**')) return true;
-  for (let i = 0; i < Math.min(dirPath.length, p.parts.length); i++) {
-    if (!matchComponent(p.parts[i]!, dirPath[i]!)) return false;
+  if (!p.anchored) return true; // a relative pattern can always match further down
+  // Fix: restic compares only the components before a `**` (we said yes to any pattern with
+  // a `**`, so "/foo/**/x" sent the restorer into every top-level directory).
+  const wild = p.parts.indexOf('**');
+  const dir = wild >= 0 ? dirPath.slice(0, wild) : dirPath;
+  for (let i = 0; i < Math.min(dir.length, p.parts.length); i++) {
+    if (!matchComponent(p.parts[i]!, dir[i]!)) return false;
   }
   return true;
 }
 
+/** restic filter.List: the last word goes to the patterns in order, negated ones taking back. */
 export function matchAny(patterns: Pattern[], path: string[]): boolean {
-  return patterns.some((p) => matchPattern(p, path));
+  let matched = false;
+  for (const p of patterns) {
+    if (p.negated) matched &&= !matchPattern(p, path);
+    else matched ||= matchPattern(p, path);
+  }
+  return matched;
+}
+
+/** restic filter.ListWithChild's childMayMatch for a whole list. */
+export function childMayMatchAny(patterns: Pattern[], dirPath: string[]): boolean {
+  let child = false;
+  for (const p of patterns) {
+    if (p.negated) child &&= !matchPattern(p, dirPath);
+    else child ||= childMayMatch(p, dirPath);
+  }
+  return child;
 }
