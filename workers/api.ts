@@ -250,6 +250,12 @@ export interface EngineApi {
   clearCache(loc: RepoLocation): Promise<void>;
   closeRepository(): Promise<void>;
   repositoryInfo(): Promise<RepoInfo | undefined>;
+  /**
+   * Bucket repositories: fetches every snapshot's trees into the offline cache (the engine
+   * also starts this by itself after opening and after each backup). Resolves when browsing,
+   * search and diff will work offline; a no-op for OPFS and folders.
+   */
+  prepareOffline(): Promise<{ trees: number }>;
 
   /** Newest last, like `restic snapshots`. From the offline cache when offline. */
   listSnapshots(): Promise<SnapshotView[]>;

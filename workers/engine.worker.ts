@@ -10,6 +10,7 @@ import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, 
 import * as db from './cache/db';
 import { EngineFault, guarded } from './errors';
 import { initWasm } from './wasm';
+import { warmUp } from './warmup';
 import { saverWorkerCount } from './pool/browser-pool';
 import * as browse from './engine/browse';
 import { backup } from './engine/backup';
@@ -53,7 +54,13 @@ async function replace(next: Promise<Session>): Promise<Session> {
   const old = session;
   session = s;
   await old?.close();
+  warmInBackground(s);
   return s;
+}
+
+/** Bucket repositories: fill the offline cache while the user looks at the snapshot list. */
+function warmInBackground(s: Session): void {
+  s.warmOfflineCache().catch(() => {});
 }
 
 const api = {
@@ -87,6 +94,7 @@ const api = {
       await s?.close();
     }),
   repositoryInfo: () => guarded(async () => session?.info()),
+  prepareOffline: () => guarded(() => current().warmOfflineCache()),
 
   listSnapshots: () => guarded(async () => (await current().snapshots()).map(snapshotView)),
   listDir: (snapshotId: string, path: string[]) => guarded(() => browse.listDir(current(), snapshotId, path)),
@@ -99,6 +107,7 @@ const api = {
       exclusive('a backup', async (signal) => {
         const r = await backup(current(), req, { owner: await owner(), signal, onProgress, pool: { workers: poolWorkers } });
         lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
+        warmInBackground(current());
         const { bytes: _bytes, ...view } = r;
         return view;
       }),
@@ -143,5 +152,7 @@ function closeSignal(): AbortSignal {
 }
 
 export type EngineWorkerApi = typeof api;
+
+warmUp();
 
 Comlink.expose(api);

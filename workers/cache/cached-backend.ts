@@ -63,8 +63,20 @@ export class CachedBackend implements Backend {
     await db.putLocation(this.#opts.locationKey, repoId);
     for (const { h, bytes } of this.#pending.values()) this.#remember(h, bytes);
     for (const [type, entries] of this.#pendingLists) this.#track(db.putListing(repoId, type as db.CachedType, entries.map(({ name, size }) => ({ name, size }))));
+    // Listings not taken during open (a new repository's keys, its empty snapshot list) are
+    // taken now, so the repository can be unlocked offline right away.
+    const unlisted = (['keys', 'snapshots', 'index'] as const).filter((t) => !this.#pendingLists.has(t));
     this.#pending.clear();
     this.#pendingLists.clear();
+    if (!this.#opts.offline()) {
+      for (const type of unlisted) {
+        try {
+          for await (const _ of this.list(type)) void _;
+        } catch {
+          // offline cache stays incomplete; the next online open fills it
+        }
+      }
+    }
     await this.settled();
   }
 
@@ -140,10 +152,9 @@ export class CachedBackend implements Backend {
   async save(h: Handle, data: Uint8Array, opts?: RequestOptions): Promise<void> {
     if (this.#opts.offline()) throw needsNetwork(h);
     await this.#inner.save(h, data, opts);
-    if (CACHED.has(h.type) && h.type !== 'config' && this.#repoId) {
-      this.#remember(h, data);
-      this.#track(db.editListing(this.#repoId, h.type as db.CachedType, { name: h.name, size: data.length }));
-    }
+    if (!CACHED.has(h.type)) return;
+    this.#remember(h, data); // held until the repository's ID is known (a new repository's config and key)
+    if (h.type !== 'config' && this.#repoId) this.#track(db.editListing(this.#repoId, h.type as db.CachedType, { name: h.name, size: data.length }));
   }
 
   async remove(h: Handle, opts?: RequestOptions): Promise<void> {

@@ -25,6 +25,8 @@ export class Session {
   remembered: boolean;
   #snapshots: Map<ID, SnapshotEntry> | undefined;
   readonly #trees = new Map<ID, Tree>();
+  readonly #closed = new AbortController();
+  #warming: Promise<{ trees: number }> | undefined;
 
   constructor(init: { loc: RepoLocation; locationKey: string; repo: Repository; cached?: CachedBackend; offline: boolean; remembered: boolean }) {
     this.loc = init.loc;
@@ -116,7 +118,38 @@ export class Session {
     return tree;
   }
 
+  /**
+   * Fills the offline cache: every snapshot's trees (and, on the way, the snapshot and index
+   * files) are fetched once so that browsing, search and diff work without the network.
+   * Runs in the background after open and after each backup; awaiting it is optional.
+   */
+  warmOfflineCache(): Promise<{ trees: number }> {
+    if (!this.cached || this.offline) return Promise.resolve({ trees: 0 });
+    this.#warming ??= this.#warm().finally(() => (this.#warming = undefined));
+    return this.#warming;
+  }
+
+  async #warm(): Promise<{ trees: number }> {
+    const signal = this.#closed.signal;
+    await this.repo.loadIndex({ signal });
+    const seen = new Set<ID>();
+    let frontier = (await this.snapshots(signal)).map((e) => e.snapshot.tree);
+    while (frontier.length > 0) {
+      const next: ID[] = [];
+      await mapLimit(frontier, 8, async (id) => {
+        if (seen.has(id)) return;
+        seen.add(id);
+        const tree = await this.tree(id, signal);
+        for (const n of tree.nodes) if (n.type === 'dir' && n.subtree && !seen.has(n.subtree)) next.push(n.subtree);
+      });
+      frontier = next;
+    }
+    await this.cached?.settled();
+    return { trees: seen.size };
+  }
+
   async close(): Promise<void> {
+    this.#closed.abort();
     this.#trees.clear();
     this.#snapshots = undefined;
     await this.backend.close().catch(() => {});
