@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { MemSource } from '../../test/helpers/mem-source';
+import { ProgressTracker } from '../progress';
+import { scanTotals } from './scanner';
+
+const bytes = (n: number) => new Uint8Array(n);
+
+describe('scanTotals', () => {
+  const tree = () =>
+    new MemSource({
+      a: { 'f1': { data: bytes(100) }, 'f2': { data: bytes(0) }, sub: { 'f3': { data: bytes(50) }, l: { link: 'f3' } }, skip: { 'big': { data: bytes(1000) } } },
+      b: { 'f4': { data: bytes(7) } },
+    });
+
+  it('counts files (symlinks too) and the bytes of regular files, then marks totals final', async () => {
+    const p = new ProgressTracker('scanning');
+    await scanTotals(tree(), ['/a', '/b'], undefined, p);
+    expect(p.total).toEqual({ files: 6, bytes: 1157 });
+    expect(p.totalsFinal).toBe(true);
+  });
+
+  it('skips excluded entries and whole excluded directories without listing them', async () => {
+    const src = tree();
+    const p = new ProgressTracker('scanning');
+    await scanTotals(src, ['/a'], (path) => path.endsWith('/skip') || path.endsWith('/l'), p);
+    expect(p.total).toEqual({ files: 3, bytes: 150 });
+    expect(src.listed.has('/a/skip')).toBe(false);
+  });
+
+  it('ignores targets that cannot be read', async () => {
+    const p = new ProgressTracker('scanning');
+    await scanTotals(tree(), ['/nope', '/b'], undefined, p);
+    expect(p.total).toEqual({ files: 1, bytes: 7 });
+    expect(p.totalsFinal).toBe(true);
+  });
+
+  it('stops early when aborted, and a single file target counts once', async () => {
+    const ctl = new AbortController();
+    ctl.abort();
+    const p = new ProgressTracker('scanning');
+    await scanTotals(tree(), ['/a'], undefined, p, ctl.signal);
+    expect(p.total.files).toBe(0);
+    const q = new ProgressTracker('scanning');
+    await scanTotals(tree(), ['/a/f1'], undefined, q);
+    expect(q.total).toEqual({ files: 1, bytes: 100 });
+  });
+});
