@@ -150,11 +150,21 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
 
   // 2. Read each pack once and write its blobs wherever they go.
   const finishFile = async (f: PlannedFile) => {
-    const w = await f.writer!;
-    await w.close();
-    if (!f.failed) {
-      await target.setMetadata(f.path, f.node);
-      result.files++;
+    // Fix: a file the target could not create (its writer promise rejected) or close, or
+    // whose metadata cannot be set, used to reject here and abort the whole restore.
+    try {
+      const w = await f.writer!;
+      await w.close();
+      if (!f.failed) {
+        await target.setMetadata(f.path, f.node);
+        result.files++;
+      }
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+      if (!f.failed) {
+        f.failed = true;
+        fail(f.path, e);
+      }
     }
     progress.done.files++;
   };

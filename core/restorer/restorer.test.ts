@@ -1,0 +1,314 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { generate, seededBytes } from '../../test/fixtures/chunker/generate';
+import { initEngine, memRepo } from '../../test/helpers/mem-repo';
+import { MemSource, type MemDir } from '../../test/helpers/mem-source';
+import type { Backend, Handle, LoadOptions } from '../backend/backend';
+import { CairnError, isCairnError } from '../errors';
+import type { Node } from '../data';
+import { Repository } from '../repository/repository';
+import { backup } from '../archiver/archiver';
+import { inProcessPool } from '../archiver/pool';
+import { lookupPath } from '../walker';
+import { parsePattern } from '../util/pattern';
+import { restore, type RestoreOptions } from './restorer';
+import type { FileWriter, RestoreTarget } from './target';
+
+const text = (s: string) => new TextEncoder().encode(s);
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/** A RestoreTarget in memory that logs every call in order. */
+class MemTarget implements RestoreTarget {
+  readonly files = new Map<string, { data: Uint8Array; closed: boolean }>();
+  readonly dirs = new Set<string>();
+  readonly links = new Map<string, string>();
+  readonly meta = new Map<string, Node>();
+  readonly events: string[] = [];
+  failCreate?: (path: string) => boolean;
+
+  async mkdir(path: string[]): Promise<void> {
+    const p = path.join('/');
+    if (this.dirs.has(p)) throw new Error(`mkdir twice: ${p}`);
+    this.dirs.add(p);
+    this.events.push(`mkdir ${p}`);
+  }
+
+  async createFile(path: string[], size: number): Promise<FileWriter> {
+    const p = path.join('/');
+    this.events.push(`create ${p}`);
+    if (this.failCreate?.(p)) throw new CairnError('SOURCE_READ', `${p}: permission denied`);
+    const f = { data: new Uint8Array(size), closed: false };
+    this.files.set(p, f);
+    return {
+      write: async (offset, data) => {
+        if (f.closed) throw new Error(`write after close: ${p}`);
+        if (offset + data.length > size) throw new Error(`write past the end of ${p}`);
+        f.data.set(data, offset);
+        this.events.push(`write ${p}`);
+      },
+      close: async () => {
+        f.closed = true;
+        this.events.push(`close ${p}`);
+      },
+    };
+  }
+
+  async symlink(path: string[], target: string): Promise<void> {
+    this.links.set(path.join('/'), target);
+    this.events.push(`symlink ${path.join('/')}`);
+  }
+
+  async setMetadata(path: string[], node: Node): Promise<void> {
+    this.meta.set(path.join('/'), node);
+    this.events.push(`meta ${path.join('/')}`);
+  }
+
+  text(p: string): string {
+    return new TextDecoder().decode(this.files.get(p)!.data);
+  }
+}
+
+function countingBackend(inner: Backend): Backend & { dataLoads: string[] } {
+  const dataLoads: string[] = [];
+  return {
+    dataLoads,
+    location: inner.location,
+    connections: inner.connections,
+    close: () => inner.close(),
+    load: (h: Handle, o?: LoadOptions) => {
+      if (h.type === 'data') dataLoads.push(h.name);
+      return inner.load(h, o);
+    },
+    list: (t, o) => inner.list(t, o),
+    save: (h, d, o) => inner.save(h, d, o),
+    stat: (h, o) => inner.stat(h, o),
+    remove: (h, o) => inner.remove(h, o),
+  };
+}
+
+const zeros = new Uint8Array(1_300_000); // chunks: 512 KiB, 512 KiB (the same blob), rest
+const big = generate({ kind: 'text', seed: 4, size: 700_000 });
+
+const sourceTree = (): MemDir => ({
+  a: {
+    b: {
+      'notes.txt': { data: text('some notes\n') },
+      'copy-of-notes.txt': { data: text('some notes\n') },
+      'empty.txt': { data: new Uint8Array(0) },
+      'zeros.bin': { data: zeros },
+      'big.txt': { data: big },
+      sub: { 'deep.txt': { data: text('deep\n') }, 'more-zeros.bin': { data: zeros.subarray(0, 600_000) }, link: { link: '../notes.txt' } },
+    },
+    'top.txt': { data: text('top\n') },
+  },
+});
+
+async function fixture() {
+  const { repo, backend } = await memRepo();
+  const src = new MemSource(sourceTree());
+  const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/a'] });
+  return { repo, backend, tree: r.snapshot.tree };
+}
+
+/** The restic path-prefix view of a sub-tree: the tree of /a/b and its path components. */
+async function subtree(repo: Repository, tree: string, path: string[]): Promise<string> {
+  return (await lookupPath(repo, tree, path))!.subtree!;
+}
+
+async function runRestore(repo: Repository, tree: string, opts: RestoreOptions = {}) {
+  const target = new MemTarget();
+  const result = await restore(repo, tree, target, opts);
+  return { target, result };
+}
+
+describe('restorer', () => {
+  beforeAll(initEngine);
+
+  it('restores every file byte for byte, with dirs, symlinks and empty files', async () => {
+    const { repo, tree } = await fixture();
+    const { target, result } = await runRestore(repo, tree);
+    expect([...target.dirs].sort()).toEqual(['a', 'a/b', 'a/b/sub']);
+    expect(target.text('a/b/notes.txt')).toBe('some notes\n');
+    expect(target.text('a/b/copy-of-notes.txt')).toBe('some notes\n');
+    expect(target.files.get('a/b/empty.txt')!.data.length).toBe(0);
+    expect(target.files.get('a/b/empty.txt')!.closed).toBe(true);
+    expect(sha(target.files.get('a/b/zeros.bin')!.data)).toBe(sha(zeros));
+    expect(sha(target.files.get('a/b/sub/more-zeros.bin')!.data)).toBe(sha(zeros.subarray(0, 600_000)));
+    expect(sha(target.files.get('a/b/big.txt')!.data)).toBe(sha(big));
+    expect(target.links.get('a/b/sub/link')).toBe('../notes.txt');
+    expect([...target.files.values()].every((f) => f.closed)).toBe(true);
+    expect(result).toEqual({ files: 8, dirs: 3, bytes: 11 + 11 + zeros.length + big.length + 5 + 600_000 + 4, errors: [] });
+  });
+
+  it('reads each pack once, even for blobs shared by several files and repeated within one', async () => {
+    const { repo, backend, tree } = await fixture();
+    const counting = countingBackend(backend);
+    const r2 = new Repository(counting, repo.key, repo.keyID, repo.config);
+    const { target } = await runRestore(r2, tree);
+    expect(sha(target.files.get('a/b/zeros.bin')!.data)).toBe(sha(zeros));
+    // Tree packs are read through loadBlob (one load per tree); data packs once each.
+    await r2.loadIndex();
+    const dataPacks = new Set([...r2.index.entries()].filter((e) => e.type === 'data').map((e) => e.packID));
+    for (const p of dataPacks) expect(counting.dataLoads.filter((x) => x === p)).toHaveLength(1);
+  });
+
+  it('metadata comes after a file\'s content; directory metadata last, deepest first', async () => {
+    const { repo, tree } = await fixture();
+    const { target } = await runRestore(repo, tree);
+    const at = (e: string) => target.events.indexOf(e);
+    for (const p of target.files.keys()) {
+      expect(at(`meta ${p}`), p).toBeGreaterThan(at(`close ${p}`));
+      expect(at(`meta ${p}`)).toBeGreaterThan(target.events.lastIndexOf(`write ${p}`));
+    }
+    const dirMeta = target.events.filter((e) => e.startsWith('meta ') && target.dirs.has(e.slice(5)));
+    expect(dirMeta).toEqual(['meta a/b/sub', 'meta a/b', 'meta a']);
+    const firstDirMeta = at('meta a/b/sub');
+    expect(target.events.slice(firstDirMeta).every((e) => e.startsWith('meta ') && target.dirs.has(e.slice(5)))).toBe(true);
+    expect(target.meta.get('a/b/notes.txt')!.name).toBe('notes.txt');
+  });
+
+  describe('selecting', () => {
+    it('include with a path prefix: a sub-tree restored as if from the snapshot root', async () => {
+      const { repo, tree } = await fixture();
+      const bTree = await subtree(repo, tree, ['a', 'b']);
+      const { target, result } = await runRestore(repo, bTree, { pathPrefix: ['a', 'b'], include: [parsePattern('/a/b/sub')] });
+      expect([...target.dirs]).toEqual(['sub']);
+      expect([...target.files.keys()].sort()).toEqual(['sub/deep.txt', 'sub/more-zeros.bin']);
+      expect([...target.links.keys()]).toEqual(['sub/link']);
+      expect(result.errors).toEqual([]);
+    });
+
+    it('include of single files creates only the directories leading to them', async () => {
+      const { repo, tree } = await fixture();
+      const { target } = await runRestore(repo, tree, { include: [parsePattern('deep.txt'), parsePattern('/a/top.txt')] });
+      expect([...target.files.keys()].sort()).toEqual(['a/b/sub/deep.txt', 'a/top.txt']);
+      expect([...target.dirs].sort()).toEqual(['a', 'a/b', 'a/b/sub']);
+      // Leading directories are created, but not "restored": no metadata of their own.
+      expect([...target.meta.keys()].sort()).toEqual(['a/b/sub/deep.txt', 'a/top.txt']);
+    });
+
+    it('exclude leaves out matching files and whole directories', async () => {
+      const { repo, tree } = await fixture();
+      const { target, result } = await runRestore(repo, tree, { exclude: [parsePattern('*.bin'), parsePattern('/a/b/sub')] });
+      expect([...target.files.keys()].sort()).toEqual(['a/b/big.txt', 'a/b/copy-of-notes.txt', 'a/b/empty.txt', 'a/b/notes.txt', 'a/top.txt']);
+      expect(target.dirs.has('a/b/sub')).toBe(false);
+      expect(result.files).toBe(5);
+    });
+
+    it('exclude is matched against the prefixed path', async () => {
+      const { repo, tree } = await fixture();
+      const bTree = await subtree(repo, tree, ['a', 'b']);
+      const { target } = await runRestore(repo, bTree, { pathPrefix: ['a', 'b'], exclude: [parsePattern('/a/b/sub'), parsePattern('/a/b/*.txt')] });
+      expect([...target.files.keys()]).toEqual(['zeros.bin']);
+    });
+
+    it('a negated include takes a directory back out', async () => {
+      const { repo, tree } = await fixture();
+      const { target } = await runRestore(repo, tree, { include: [parsePattern('/a/b'), parsePattern('!/a/b/sub')] });
+      expect([...target.files.keys()].some((p) => p.startsWith('a/b/sub'))).toBe(false);
+      expect(target.files.has('a/b/notes.txt')).toBe(true);
+    });
+  });
+
+  describe('damage', () => {
+    /** Flips a byte inside the stored copy of the blob that holds `plain`. */
+    async function corruptBlob(repo: Repository, backend: Backend, plain: Uint8Array): Promise<void> {
+      await repo.loadIndex();
+      const loc = repo.lookupBlob('data', sha(plain))!;
+      const h = { type: 'data' as const, name: loc.packID };
+      const bytes = await backend.load(h);
+      bytes[loc.offset + 20]! ^= 0x40;
+      await backend.remove(h);
+      await backend.save(h, bytes);
+    }
+
+    it('a corrupt blob fails only the files that contain it (blob shared by two files)', async () => {
+      const { repo, backend, tree } = await fixture();
+      await corruptBlob(repo, backend, text('some notes\n'));
+      const { target, result } = await runRestore(repo, tree);
+      expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual([['/a/b/copy-of-notes.txt', 'MAC_MISMATCH'], ['/a/b/notes.txt', 'MAC_MISMATCH']]);
+      expect(result.files).toBe(6);
+      // Everything else, in the same pack or not, is intact.
+      expect(target.text('a/b/sub/deep.txt')).toBe('deep\n');
+      expect(target.text('a/top.txt')).toBe('top\n');
+      expect(sha(target.files.get('a/b/zeros.bin')!.data)).toBe(sha(zeros));
+      // Failed files get no metadata (their content is not trustworthy).
+      expect(target.meta.has('a/b/notes.txt')).toBe(false);
+      expect(target.files.get('a/b/notes.txt')!.closed).toBe(true);
+    });
+
+    it('a corrupt blob repeated within a file fails that file once', async () => {
+      const { repo, backend, tree } = await fixture();
+      await corruptBlob(repo, backend, zeros.subarray(0, 512 * 1024));
+      const { target, result } = await runRestore(repo, tree);
+      expect(result.errors.map((e) => e.path).sort()).toEqual(['/a/b/sub/more-zeros.bin', '/a/b/zeros.bin']);
+      expect(target.text('a/b/notes.txt')).toBe('some notes\n');
+    });
+
+    it('a missing pack fails its files; a blob missing from the index fails its file', async () => {
+      const { repo, backend, tree } = await fixture();
+      await repo.loadIndex();
+      const loc = repo.lookupBlob('data', sha(text('top\n')))!;
+      await backend.remove({ type: 'data', name: loc.packID });
+      const { result } = await runRestore(repo, tree);
+      expect(result.errors.length).toBeGreaterThan(0);
+      expect(result.errors.every((e) => e.code === 'NOT_FOUND')).toBe(true);
+      expect(result.errors.map((e) => e.path)).toContain('/a/top.txt');
+
+      const { repo: r2, tree: t2 } = await fixture();
+      const fresh = new Repository(r2.backend, r2.key, r2.keyID, r2.config);
+      await fresh.loadIndex();
+      // An index without the "deep" blob's pack entry: drop that one blob from a copy.
+      const stripped = new Repository(r2.backend, r2.key, r2.keyID, r2.config);
+      const gone = sha(text('deep\n'));
+      for (const e of fresh.index.entries()) if (!(e.type === 'data' && e.id === gone)) stripped.index.addPack(e.packID, [e]);
+      Object.defineProperty(stripped, 'loadIndex', { value: async () => {} });
+      const { target, result: res2 } = await runRestore(stripped, t2);
+      expect(res2.errors).toEqual([{ path: '/a/b/sub/deep.txt', code: 'BLOB_NOT_FOUND', message: expect.stringMatching(/not in any index/) }]);
+      expect(target.files.has('a/b/sub/deep.txt')).toBe(false);
+      expect(target.text('a/top.txt')).toBe('top\n');
+    });
+
+    it('an unreadable sub-tree is reported and the rest restored', async () => {
+      const { repo, tree } = await fixture();
+      const subID = await subtree(repo, tree, ['a', 'b', 'sub']);
+      const stripped = new Repository(repo.backend, repo.key, repo.keyID, repo.config);
+      await repo.loadIndex();
+      for (const e of repo.index.entries()) if (!(e.type === 'tree' && e.id === subID)) stripped.index.addPack(e.packID, [e]);
+      Object.defineProperty(stripped, 'loadIndex', { value: async () => {} });
+      const { target, result } = await runRestore(stripped, tree);
+      expect(result.errors).toEqual([{ path: '/a/b/sub', code: 'BLOB_NOT_FOUND', message: expect.any(String) }]);
+      expect(target.text('a/b/notes.txt')).toBe('some notes\n');
+    });
+
+    it('a file the target cannot create fails alone', async () => {
+      const { repo, tree } = await fixture();
+      const target = new MemTarget();
+      target.failCreate = (p) => p === 'a/b/notes.txt';
+      const result = await restore(repo, tree, target);
+      expect(result.errors.map((e) => [e.path, e.code])).toEqual([['/a/b/notes.txt', 'SOURCE_READ']]);
+      expect(target.text('a/b/copy-of-notes.txt')).toBe('some notes\n');
+      expect(result.files).toBe(7);
+    });
+
+    it('cancelling stops the restore with ABORTED', async () => {
+      const { repo, tree } = await fixture();
+      const ctl = new AbortController();
+      ctl.abort();
+      const e = await restore(repo, tree, new MemTarget(), { signal: ctl.signal }).catch((x: unknown) => x);
+      expect(isCairnError(e, 'ABORTED')).toBe(true);
+    });
+  });
+
+  it('reports progress with final totals', async () => {
+    const { repo, tree } = await fixture();
+    const seen: { phase: string; done: number; total: number; final: boolean }[] = [];
+    await runRestore(repo, tree, { onProgress: (p) => seen.push({ phase: p.phase, done: p.done.bytes, total: p.total.bytes, final: p.totalsFinal }) });
+    const last = seen[seen.length - 1]!;
+    expect(last.phase).toBe('done');
+    expect(last.final).toBe(true);
+    expect(last.done).toBe(last.total);
+    expect(last.total).toBe(11 + 11 + zeros.length + big.length + 5 + 600_000 + 4);
+    void seededBytes;
+  });
+});
