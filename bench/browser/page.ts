@@ -1,0 +1,95 @@
+// The benchmark page for the browser column: the app's real engine worker
+// (workers/engine.worker.ts, through its typed EngineApi and comlink, exactly as web/lib/engine.ts
+// starts it), driven by bench/browser/tool.mjs through `window.cairnBench`. Sources are
+// `webkitdirectory` files (Playwright's setInputFiles on a dataset folder); repositories live in
+// OPFS or in the local radosgw; restores go into an OPFS folder.
+import * as Comlink from 'comlink';
+import type { EngineApi, RepoLocation } from '../../workers/api';
+
+type Engine = EngineApi & { setSaverWorkers?(n: number | undefined): Promise<void> };
+
+let engine: Comlink.Remote<Engine> | undefined;
+function api(): Comlink.Remote<Engine> {
+  engine ??= Comlink.wrap<Engine>(new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' }));
+  return engine;
+}
+
+const OPFS_REPOS = 'cairn-repos';
+const RESTORE_DIR = 'bench-restore';
+
+async function dirBytes(dir: FileSystemDirectoryHandle): Promise<{ bytes: number; files: number }> {
+  let bytes = 0;
+  let files = 0;
+  for await (const [, h] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
+    if (h.kind === 'file') {
+      bytes += (await (h as FileSystemFileHandle).getFile()).size;
+      files++;
+    } else {
+      const sub = await dirBytes(h as FileSystemDirectoryHandle);
+      bytes += sub.bytes;
+      files += sub.files;
+    }
+  }
+  return { bytes, files };
+}
+
+async function opfsDir(path: string[], create = true): Promise<FileSystemDirectoryHandle> {
+  let d = await navigator.storage.getDirectory();
+  for (const p of path) d = await d.getDirectoryHandle(p, { create });
+  return d;
+}
+
+const bench = {
+  async init(loc: RepoLocation, password: string, saverWorkers?: number) {
+    if (saverWorkers) await api().setSaverWorkers?.(saverWorkers);
+    return api().createRepository(loc, password);
+  },
+  async open(loc: RepoLocation, password: string) {
+    return api().openRepository(loc, password);
+  },
+  /** Backs up the files currently in #src. Resolves the engine's result view plus timings. */
+  async backup() {
+    const input = document.getElementById('src') as HTMLInputElement;
+    const files = [...(input.files ?? [])];
+    const relativePaths = files.map((f) => f.webkitRelativePath);
+    const t0 = performance.now();
+    const r = await api().backup({ source: { kind: 'files', files, relativePaths } });
+    return { ...r, pageMs: performance.now() - t0, files: files.length };
+  },
+  async restore(snapshotId: string, name: string) {
+    const target = await opfsDir([RESTORE_DIR, name]);
+    const t0 = performance.now();
+    const r = await api().restoreToFolder(snapshotId, [], target);
+    return { ...r, pageMs: performance.now() - t0 };
+  },
+  async restoredBytes(name: string) {
+    return dirBytes(await opfsDir([RESTORE_DIR, name]));
+  },
+  async removeRestore(name: string) {
+    const root = await opfsDir([RESTORE_DIR]);
+    await root.removeEntry(name, { recursive: true }).catch(() => {});
+  },
+  async opfsRepoBytes(name: string) {
+    return dirBytes(await opfsDir([OPFS_REPOS, name], false));
+  },
+  async removeOpfsRepo(name: string) {
+    await api().closeRepository().catch(() => {});
+    await api().clearCache({ kind: 'opfs', name }).catch(() => {});
+    const root = await opfsDir([OPFS_REPOS]);
+    await root.removeEntry(name, { recursive: true }).catch(() => {});
+  },
+  async close() {
+    await api().closeRepository().catch(() => {});
+  },
+  async stats() {
+    return api().stats();
+  },
+};
+
+declare global {
+  interface Window {
+    cairnBench: typeof bench;
+  }
+}
+window.cairnBench = bench;
+document.title = 'cairn bench ready';

@@ -1,0 +1,195 @@
+// The browser column: cairn's real worker pipeline (workers/engine.worker.ts + its file-saver
+// workers) in headless Debian Chromium, driven through the bench page (page.ts) with Playwright.
+//   source      the dataset folder as `webkitdirectory` files (setInputFiles on the folder,
+//               re-selected before every backup so changed files are seen; not timed)
+//   local       repository in OPFS (on disk in the persistent profile under BENCH_DATA/scratch)
+//   s3          repository in the local radosgw, S3 keys given to the engine (CORS allows *)
+//   restore     into an OPFS folder; file count and bytes are checked
+//   check       not in the EngineApi: reported as unavailable
+// Wall time is taken around the page call; peak memory is the summed RSS of all Chromium
+// processes of this profile (browser, renderer with the engine and saver workers, utility
+// processes), sampled from /proc; CPU is their utime+stime delta. Unlike the CLIs, the engine
+// keeps the repository open between phases (as the app does after one unlock), so re-backups
+// do not pay key derivation and index loading again.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../lib/config.mjs';
+import { CHROMIUM_FLAGS, serve } from '../lib/chromium.mjs';
+import { cpuStat, dropCaches } from '../lib/measure.mjs';
+import { deletePrefix, prefixBytes } from '../lib/s3.mjs';
+import { PASSWORD, warm } from '../lib/tools.mjs';
+import { buildBenchPage } from './build.mjs';
+
+const ENGINE = path.join(ROOT, 'workers/engine.worker.ts');
+const HZ = 100;
+
+/** PIDs of the Chromium processes started with this profile directory. */
+function profilePids(profile) {
+  const out = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(profile)) out.push(Number(e));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function usage(pids) {
+  let rss = 0;
+  let cpu = 0;
+  for (const p of pids) {
+    try {
+      rss += Number(fs.readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1]) * 4096;
+      const s = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      cpu += (Number(f[11]) + Number(f[12])) / HZ;
+    } catch {
+      // gone
+    }
+  }
+  return { rss, cpu };
+}
+
+function staticRoutes(dir) {
+  const routes = {};
+  const rec = (d, rel) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) rec(p, `${rel}${e.name}/`);
+      else routes[`/${rel}${e.name}`] = p;
+    }
+  };
+  rec(dir, '');
+  routes['/'] = routes['/index.html'];
+  return routes;
+}
+
+export async function chromiumTool(cfg, { s3, log }) {
+  const unavailable = [];
+  if (!fs.existsSync(ENGINE)) return { targets: [], unavailable: ['cairn in Chromium: workers/engine.worker.ts does not exist yet'] };
+  if (!fs.existsSync(cfg.chromium)) return { targets: [], unavailable: [`cairn in Chromium: no Chromium at ${cfg.chromium}`] };
+  const outDir = path.join(cfg.dataRoot, 'browser-build');
+  try {
+    await buildBenchPage(outDir);
+  } catch (e) {
+    return { targets: [], unavailable: [`cairn in Chromium: the bench page (workers/engine.worker.ts) does not build: ${e.message.split('\n')[0]}`] };
+  }
+  const server = await serve(staticRoutes(outDir));
+  const profile = path.join(cfg.scratch, 'chromium-profile');
+  fs.rmSync(profile, { recursive: true, force: true });
+  const { chromium } = await import('playwright-core');
+  const context = await chromium.launchPersistentContext(profile, { executablePath: cfg.chromium, headless: true, args: CHROMIUM_FLAGS });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const consoleErrors = [];
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  await page.goto(server.url + '/');
+  await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
+  const chromeFiles = [cfg.chromium, '/usr/lib/chromium/chromium'];
+
+  /** Runs fn in the page as one timed command shaped like measure.timed's result. */
+  const timedCall = async (fn, { dropCache } = {}) => {
+    if (dropCache) {
+      await dropCaches();
+      warm(chromeFiles);
+    }
+    const pids = profilePids(profile);
+    const u0 = usage(pids);
+    const m0 = cpuStat();
+    let peak = u0.rss;
+    const timer = setInterval(() => {
+      peak = Math.max(peak, usage(profilePids(profile)).rss);
+    }, 50);
+    const t0 = process.hrtime.bigint();
+    let value;
+    try {
+      value = await fn();
+    } finally {
+      clearInterval(timer);
+    }
+    const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+    const u1 = usage(profilePids(profile));
+    const m1 = cpuStat();
+    const cpu = u1.cpu - u0.cpu;
+    return { code: 0, wall, user: cpu, sys: 0, peakRss: Math.max(peak, u1.rss), background: Math.max(0, m1.busy - m0.busy - cpu), value };
+  };
+
+  const tool = {
+    name: 'chromium',
+    cfg,
+    warmFiles: () => chromeFiles,
+    repoFor(target, tag) {
+      if (target === 'local') {
+        const loc = { kind: 'opfs', name: tag };
+        return {
+          loc,
+          size: () => page.evaluate((n) => window.cairnBench.opfsRepoBytes(n), tag),
+          remove: () => page.evaluate((n) => window.cairnBench.removeOpfsRepo(n), tag),
+        };
+      }
+      const prefix = `${tag}-${Date.now().toString(36)}`;
+      const loc = { kind: 's3', endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix, pathStyle: true, auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } };
+      return {
+        loc,
+        size: () => prefixBytes(s3, prefix),
+        remove: async () => {
+          await page.evaluate(() => window.cairnBench.close());
+          await deletePrefix(s3, prefix);
+        },
+      };
+    },
+    async init(repo) {
+      await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: repo.loc, pw: PASSWORD });
+    },
+    async backup(repo, dir, opts = {}) {
+      // Selecting 50 000 files takes a while; it is the user's folder pick, not the backup.
+      await page.setInputFiles('#src', dir);
+      const r = await timedCall(() => page.evaluate(() => window.cairnBench.backup()), opts);
+      const v = r.value;
+      if (v.warnings?.length) log(`  chromium: ${v.warnings.length} warnings, first: ${v.warnings[0].message}`);
+      return {
+        ...r,
+        summary: {
+          snapshot_id: v.snapshotId,
+          data_added: v.summary.dataAdded,
+          files_read: v.filesRead,
+          files_new: v.summary.filesNew,
+          files_changed: v.summary.filesChanged,
+          dirs_changed: v.summary.dirsChanged,
+          tree_blobs: v.summary.treeBlobs,
+        },
+      };
+    },
+    async restore(repo, snapshot, target, opts = {}) {
+      const name = path.basename(target);
+      await page.evaluate((n) => window.cairnBench.removeRestore(n), name);
+      const r = await timedCall(() => page.evaluate(({ s, n }) => window.cairnBench.restore(s, n), { s: snapshot, n: name }), opts);
+      if (r.value.errors?.length) throw new Error(`restore: ${r.value.errors.length} errors, first: ${r.value.errors[0].message}`);
+      const got = await page.evaluate((n) => window.cairnBench.restoredBytes(n), name);
+      await page.evaluate((n) => window.cairnBench.removeRestore(n), name);
+      return { ...r, restored: got };
+    },
+    /** Unlock: key derivation, config and index (the app's "open repository"). */
+    async open(repo, opts = {}) {
+      return timedCall(() => page.evaluate(({ loc, pw }) => window.cairnBench.open(loc, pw), { loc: repo.loc, pw: PASSWORD }), opts);
+    },
+    async check() {
+      throw new Error('check --read-data is not part of the EngineApi');
+    },
+    supportsPhase: (phase) => phase !== 'check',
+    consoleErrors,
+    async close() {
+      await context.close().catch(() => {});
+      await server.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+  const targets = ['local'];
+  if (s3) targets.push('s3');
+  else if (cfg.targets.includes('s3')) unavailable.push('cairn in Chromium on S3: no radosgw');
+  log(`chromium: bench page built and loaded (${server.url}); engine worker from workers/engine.worker.ts`);
+  return { tool, targets, unavailable };
+}

@@ -1,0 +1,49 @@
+// Headless Debian Chromium for the browser measurements, launched through playwright-core with
+// the project's flags (no downloaded browsers: `npx playwright install` cannot work here), plus
+// a tiny static server on 127.0.0.1 for the pages, bundles and inputs it needs.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.map': 'application/json' };
+
+/** routes: { '/path': filePath | Buffer | string }. Resolves { url, close() }. */
+export async function serve(routes) {
+  const server = http.createServer((req, res) => {
+    const p = new URL(req.url, 'http://x').pathname;
+    const r = routes[p];
+    if (r === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    const type = p.endsWith('/') ? 'text/html' : TYPES[path.extname(p)] ?? 'application/octet-stream';
+    // Cross-origin isolation lets workers use SharedArrayBuffer and precise timers.
+    const headers = { 'content-type': type, 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cache-control': 'no-store' };
+    if (typeof r === 'string' && r.startsWith('/') && fs.existsSync(r)) {
+      const st = fs.statSync(r);
+      res.writeHead(200, { ...headers, 'content-length': st.size });
+      fs.createReadStream(r).pipe(res);
+    } else {
+      const body = Buffer.isBuffer(r) ? r : Buffer.from(r);
+      res.writeHead(200, { ...headers, 'content-length': body.length }).end(body);
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+export async function launchChromium(executablePath) {
+  if (!fs.existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}`);
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
+}

@@ -1,0 +1,64 @@
+// Benchmark settings, all from the environment so `npm run bench` needs no arguments.
+//   BENCH_SCALE     dataset scale: 1 = the real D1–D4 from ../shared/bench/gen.mjs; 0.1 etc. = a
+//                   smaller deterministic variant (lib/gen-scaled.mjs)            default 1
+//   BENCH_RUNS      repetitions per cell (median, min, max)                         default 3
+//   BENCH_DATASETS  comma list of d1,d2,d3,d4                                      default all
+//   BENCH_TOOLS     comma list of restic,cairn,chromium                            default all
+//   BENCH_TARGETS   comma list of local,s3                                          default all
+//   BENCH_PHASES    comma list of open,backup,unchanged,changed,restore,check      default all
+//   BENCH_SECTIONS  comma list of macro,micro,dedup,profile                        default all
+//   BENCH_DATA      where datasets (and scratch repositories) live        default bench/data
+//   BENCH_DROP_CACHES  1/0: drop the page cache before each timed command  default: if allowed
+//   BENCH_VERIFY    full (hash every file) | quick (names, sizes, mtimes)          default full
+//   BENCH_OUT       result file                      default bench/results/<date>[-s<scale>].json
+//   BENCH_S3_DIR    reuse a running radosgw (its directory from scripts/s3/start.sh)
+//   BENCH_CHROMIUM  path of the Chromium binary                         default /usr/bin/chromium
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BENCH = path.join(ROOT, 'bench');
+export const SHARED_BENCH = process.env.BENCH_SHARED ?? path.resolve(ROOT, '../shared/bench');
+
+const list = (name, all) => {
+  const v = process.env[name];
+  if (!v) return all;
+  const got = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const bad = got.filter((g) => !all.includes(g));
+  if (bad.length) throw new Error(`${name}: unknown ${bad.join(', ')} (choose from ${all.join(', ')})`);
+  return got;
+};
+
+export const DATASETS = ['d1', 'd2', 'd3', 'd4'];
+export const TOOLS = ['restic', 'cairn', 'chromium'];
+export const TARGETS = ['local', 's3'];
+export const PHASES = ['open', 'backup', 'unchanged', 'changed', 'restore', 'check'];
+export const SECTIONS = ['macro', 'micro', 'dedup', 'profile'];
+
+export function loadConfig() {
+  const scale = Number(process.env.BENCH_SCALE ?? '1');
+  if (!(scale > 0 && scale <= 1)) throw new Error(`BENCH_SCALE must be in (0, 1], got ${process.env.BENCH_SCALE}`);
+  const runs = Number(process.env.BENCH_RUNS ?? '3');
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`BENCH_RUNS must be a positive integer`);
+  const dataRoot = path.resolve(process.env.BENCH_DATA ?? path.join(BENCH, 'data'));
+  const date = new Date().toISOString().slice(0, 10);
+  return {
+    scale,
+    runs,
+    datasets: list('BENCH_DATASETS', DATASETS),
+    tools: list('BENCH_TOOLS', TOOLS),
+    targets: list('BENCH_TARGETS', TARGETS),
+    phases: list('BENCH_PHASES', PHASES),
+    sections: list('BENCH_SECTIONS', SECTIONS),
+    dataRoot,
+    dataDir: path.join(dataRoot, `s${scale}`),
+    scratch: path.join(dataRoot, 'scratch'),
+    dropCaches: process.env.BENCH_DROP_CACHES,
+    verify: process.env.BENCH_VERIFY ?? 'full',
+    out: path.resolve(process.env.BENCH_OUT ?? path.join(BENCH, 'results', `${date}${scale === 1 ? '' : `-s${scale}`}.json`)),
+    s3Dir: process.env.BENCH_S3_DIR,
+    chromium: process.env.BENCH_CHROMIUM ?? '/usr/bin/chromium',
+    restic: process.env.BENCH_RESTIC ?? '/usr/bin/restic',
+    cairn: path.join(ROOT, 'dist/cli/cairn.mjs'),
+  };
+}
