@@ -82,17 +82,32 @@ export class ProgressTracker {
   }
 }
 
-/** restic's ui.FormatBytes: "%.3f GiB" etc., plain bytes below 1 KiB. */
+/** restic 0.14's formatBytes (cmd/restic/format.go): "%.3f GiB" etc., plain bytes up to 1 KiB. */
 export function formatBytes(n: number): string {
-  if (n > 2 ** 40) return `${(n / 2 ** 40).toFixed(3)} TiB`;
-  if (n > 2 ** 30) return `${(n / 2 ** 30).toFixed(3)} GiB`;
-  if (n > 2 ** 20) return `${(n / 2 ** 20).toFixed(3)} MiB`;
-  if (n > 2 ** 10) return `${(n / 2 ** 10).toFixed(3)} KiB`;
-  return `${n} B`;
+  if (n > 2 ** 40) return `${fixed3(n / 2 ** 40)} TiB`;
+  if (n > 2 ** 30) return `${fixed3(n / 2 ** 30)} GiB`;
+  if (n > 2 ** 20) return `${fixed3(n / 2 ** 20)} MiB`;
+  if (n > 2 ** 10) return `${fixed3(n / 2 ** 10)} KiB`;
+  // Fix: Go prints a uint64 with %d; a fractional rate printed as "512.3333 B".
+  return `${Math.floor(n)} B`;
 }
 
+/**
+ * Go's %.3f. Fix: toFixed rounds an exact tie up, Go to even — 1088 bytes is 1.0625 KiB,
+ * which restic prints as "1.062 KiB" and toFixed as "1.063". (n / 2^k * 1000 is exact for
+ * the integers we format, so an exact tie is detectable.)
+ */
+function fixed3(v: number): string {
+  const scaled = v * 1000;
+  const floor = Math.floor(scaled);
+  if (scaled - floor === 0.5) return ((floor % 2 === 0 ? floor : floor + 1) / 1000).toFixed(3);
+  return v.toFixed(3);
+}
+
+/** restic's formatSeconds(uint64(d / time.Second)): whole seconds, truncated. */
 export function formatDuration(sec: number): string {
-  sec = Math.round(sec);
+  // Fix: restic truncates (59.6 s is "0:59"); we rounded.
+  sec = Math.max(0, Math.floor(sec));
   const h = Math.floor(sec / 3600), m = Math.floor((sec % 3600) / 60), s = sec % 60;
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}` : `${m}:${String(s).padStart(2, '0')}`;
 }
