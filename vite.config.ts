@@ -7,15 +7,12 @@
 // real user would see showDirectoryPicker() (headless Chromium cannot drive that dialog).
 // Normal builds compile the hook away entirely.
 
-import { existsSync } from 'node:fs';
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
 import { contentSecurityPolicy, securityHeaders } from './web/csp';
 
 const testHooks = process.env['CAIRN_TEST_HOOKS'] === '1';
-// Until engineer A's sw/sw.ts lands, a minimal precache-only worker keeps the build green.
-const swSrcDir = existsSync('sw/sw.ts') ? 'sw' : 'web/sw-placeholder';
 
 export default defineConfig({
   root: '.',
@@ -44,7 +41,7 @@ export default defineConfig({
     svelte(),
     VitePWA({
       strategies: 'injectManifest',
-      srcDir: swSrcDir,
+      srcDir: 'sw',
       filename: 'sw.ts',
       injectRegister: false, // web/lib/service-worker.ts registers it with workbox-window
       manifestFilename: 'manifest.webmanifest',

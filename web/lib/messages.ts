@@ -47,7 +47,7 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   NETWORK: ['Cannot reach the storage', 'The request did not get through. Check your connection and the endpoint address, then try again.'],
   ACCESS_DENIED: ['Access denied', 'The storage refused the request: the keys are wrong or lack permission, or a signed link has expired (check this computer’s clock too).'],
   NO_SUCH_BUCKET: ['Bucket not found', 'That bucket does not exist at this endpoint. Check the bucket name, the region and the endpoint.'],
-  CORS_BLOCKED: ['Blocked by the bucket’s CORS settings', 'The browser was not allowed to talk to the bucket. Its CORS rules must allow this page’s address with GET, PUT, HEAD and DELETE and expose the ETag header.'],
+  CORS_BLOCKED: ['The bucket did not let this page read its answer', 'Either the keys are wrong — some servers (Ceph among them) hide a refused key this way — or the bucket’s CORS rules do not allow this page’s address (they must allow GET, PUT, HEAD and DELETE and expose the ETag and Content-Range headers). Check the keys first, then the CORS rules.'],
   QUOTA_EXCEEDED: ['Out of storage space', 'The storage is full — for “This browser”, the browser’s quota for this site. Free some space, or back up to a folder or a bucket instead.'],
   ABORTED: ['Cancelled', 'The operation was cancelled. Nothing that was already saved is lost.'],
   SOURCE_READ: ['A file could not be read', 'The browser could not read a file (it may be open elsewhere or was removed). The rest was backed up.'],

@@ -10,16 +10,11 @@ import { LAST_REPO_PREF, session } from './session.svelte';
 
 class AppState {
   #started = $state(false);
-  #lastRepoId = $state<string | undefined>();
-  #update = $state<(() => void) | undefined>();
-  #fatal = $state<Described | undefined>();
+  #update = $state.raw<(() => void) | undefined>();
+  #fatal = $state.raw<Described | undefined>();
 
   get started(): boolean {
     return this.#started;
-  }
-  /** The remembered repository to preselect on the repository screen. */
-  get lastRepoId(): string | undefined {
-    return this.#lastRepoId;
   }
   get updateReady(): boolean {
     return this.#update !== undefined;
@@ -32,8 +27,8 @@ class AppState {
     try {
       engine(); // start the worker (and its WASM) while the user looks at the screen
       await remembered.refresh();
-      this.#lastRepoId = (await getPref<string | null>(LAST_REPO_PREF)) ?? undefined;
-      const last = remembered.byId(this.#lastRepoId);
+      performance.mark('cairn:remembered-loaded');
+      const last = remembered.byId(await getPref<string | null>(LAST_REPO_PREF));
       if (last?.autoUnlock && last.location.kind !== 'folder') await session.unlockRemembered(last);
     } catch (e) {
       this.#fatal = describeError(e);

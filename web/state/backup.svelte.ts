@@ -18,9 +18,9 @@ class BackupRun {
   #running = $state(false);
   #cancelling = $state(false);
   #name = $state('');
-  #progress = $state<ProgressSnapshot | undefined>();
-  #result = $state<BackupResultView | undefined>();
-  #error = $state<Described | undefined>();
+  #progress = $state.raw<ProgressSnapshot | undefined>();
+  #result = $state.raw<BackupResultView | undefined>();
+  #error = $state.raw<Described | undefined>();
 
   get running(): boolean {
     return this.#running;

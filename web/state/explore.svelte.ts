@@ -24,7 +24,7 @@ class Search {
 
 class Versions {
   readonly results = new Loadable<VersionView[]>();
-  #path = $state<string[]>([]);
+  #path = $state.raw<string[]>([]);
 
   get path(): string[] {
     return this.#path;

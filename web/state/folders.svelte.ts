@@ -5,7 +5,7 @@ import { forgetFolder, listFolders, rememberFolder, type RememberedFolder } from
 import { canPickDirectory } from '../lib/fsa';
 
 class RememberedFolders {
-  #items = $state<RememberedFolder[]>([]);
+  #items = $state.raw<RememberedFolder[]>([]);
 
   get items(): RememberedFolder[] {
     return this.#items;

@@ -5,9 +5,9 @@
 import { describeError, type Described } from '../lib/messages';
 
 export class Loadable<T> {
-  #value = $state<T | undefined>();
+  #value = $state.raw<T | undefined>();
   #loading = $state(false);
-  #error = $state<Described | undefined>();
+  #error = $state.raw<Described | undefined>();
   #seq = 0;
 
   get value(): T | undefined {

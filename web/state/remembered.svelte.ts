@@ -5,7 +5,7 @@ import { deleteRepo, listRepos, putRepo, type RememberedRepo, type StoredLocatio
 import { sameLocation } from '../lib/locations';
 
 class RememberedRepos {
-  #items = $state<RememberedRepo[]>([]);
+  #items = $state.raw<RememberedRepo[]>([]);
   #loaded = $state(false);
 
   get items(): RememberedRepo[] {

@@ -18,9 +18,9 @@ class RestoreRun {
   #cancelling = $state(false);
   #kind = $state<RestoreKind>('folder');
   #label = $state('');
-  #progress = $state<ProgressSnapshot | undefined>();
-  #result = $state<RestoreResultView | undefined>();
-  #error = $state<Described | undefined>();
+  #progress = $state.raw<ProgressSnapshot | undefined>();
+  #result = $state.raw<RestoreResultView | undefined>();
+  #error = $state.raw<Described | undefined>();
 
   get running(): boolean {
     return this.#running;
@@ -54,7 +54,7 @@ class RestoreRun {
     await this.#run('folder', label, async (onProgress) => {
       const target = await pickDirectory('restore');
       await ensurePermission(target, 'readwrite');
-      return engine().restoreToFolder(snapshotId, path, target, onProgress);
+      return engine().restoreToFolder(snapshotId, path, target, progressListener(onProgress));
     });
   }
 
@@ -76,7 +76,7 @@ class RestoreRun {
     this.#progress = undefined;
   }
 
-  async #run(kind: RestoreKind, label: string, work: (onProgress: ReturnType<typeof progressListener>) => Promise<RestoreResultView>): Promise<void> {
+  async #run(kind: RestoreKind, label: string, work: (onProgress: (p: ProgressSnapshot) => void) => Promise<RestoreResultView>): Promise<void> {
     if (this.#running) return;
     this.#kind = kind;
     this.#label = label;
@@ -90,7 +90,7 @@ class RestoreRun {
     this.#running = true;
     this.#cancelling = false;
     try {
-      this.#result = await work(progressListener((p) => (this.#progress = p)));
+      this.#result = await work((p) => (this.#progress = p));
     } catch (e) {
       const d = describeError(e);
       if (!(d.code === 'ABORTED' && !this.#cancelling)) this.#error = d; // a closed picker is no error

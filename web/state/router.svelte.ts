@@ -57,7 +57,7 @@ export function formatRoute(r: Route): string {
 }
 
 class Router {
-  #route = $state<Route>(typeof location === 'undefined' ? DEFAULT_ROUTE : parseHash(location.hash));
+  #route = $state.raw<Route>(typeof location === 'undefined' ? DEFAULT_ROUTE : parseHash(location.hash));
 
   constructor() {
     if (typeof window === 'undefined') return;

@@ -31,11 +31,11 @@ export interface UnlockRequest {
 export const LAST_REPO_PREF = 'lastRepo';
 
 class RepoSession {
-  #info = $state<RepoInfo | undefined>();
-  #entry = $state<RememberedRepo | undefined>();
-  #location = $state<RepoLocation | undefined>();
+  #info = $state.raw<RepoInfo | undefined>();
+  #entry = $state.raw<RememberedRepo | undefined>();
+  #location = $state.raw<RepoLocation | undefined>();
   #busy = $state(false);
-  #error = $state<Described | undefined>();
+  #error = $state.raw<Described | undefined>();
 
   get info(): RepoInfo | undefined {
     return this.#info;
@@ -102,6 +102,7 @@ class RepoSession {
       const location = toEngine(entry.location);
       const info = await engine().unlockRemembered(location, { offline: location.kind === 's3' && !network.online });
       await touchRepo(entry.id, info.id);
+      await remembered.refresh();
       this.#opened(info, location, entry);
       return true;
     } catch (e) {

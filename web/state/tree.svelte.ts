@@ -9,7 +9,7 @@ import { Loadable } from './loadable.svelte';
 class SnapshotTree {
   readonly #entries = new Loadable<NodeView[]>();
   #snapshotId = $state('');
-  #path = $state<string[]>([]);
+  #path = $state.raw<string[]>([]);
 
   get snapshotId(): string {
     return this.#snapshotId;

@@ -1,0 +1,44 @@
+// Browsers without File System Access (Firefox, Safari): the folder comes from
+// <input webkitdirectory>, the rest works the same. Simulated here by deleting
+// showDirectoryPicker before the app loads.
+
+import { expect, test } from '@playwright/test';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOpfsRepo, gotoTab, openApp } from './helpers/app';
+import { bytesOf, materialize, sampleTree, sha256 } from './helpers/data';
+
+test('back up through <input webkitdirectory> and get a file back', async ({ page }) => {
+  const tree = sampleTree(5);
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-e2e-wkd-'));
+  try {
+    await materialize(tree, join(dir, 'Documents'));
+    await page.addInitScript(() => {
+      delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker;
+    });
+    await openApp(page);
+    await expect(page.getByLabel(/A folder on this computer/)).toHaveCount(0); // needs File System Access
+    await createOpfsRepo(page);
+
+    await gotoTab(page, 'Back up');
+    await expect(page.getByRole('button', { name: 'Choose folder…' })).toHaveCount(0);
+    await page.getByLabel('Choose a folder to back up').setInputFiles(join(dir, 'Documents'));
+    await expect(page.getByTestId('pending-folder')).toContainText(`“Documents”: ${tree.length} files`);
+    await page.getByRole('button', { name: 'Back up “Documents”' }).click();
+    const summary = page.getByTestId('backup-summary');
+    await expect(summary).toBeVisible({ timeout: 90_000 });
+    await expect(summary.getByTestId('files-new')).toHaveText(String(tree.length));
+
+    await gotoTab(page, 'Snapshots');
+    await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+    await page.getByRole('link', { name: 'Documents/' }).click();
+    await expect(page.getByRole('button', { name: 'Restore into a folder…' })).toHaveCount(0);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download ünïcode name.txt' }).click()]);
+    const want = bytesOf(tree.find((f) => f.path === 'ünïcode name.txt')!);
+    expect(sha256(await readFile((await dl.path())!))).toBe(sha256(want));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,81 @@
+// Driving the app the way a user does (labels, roles, visible text) — shared by the specs.
+
+import { expect, type Page } from '@playwright/test';
+import { installPickHook, setPick } from './opfs';
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** Opens the app with the test picker hook installed and waits for the repository screen. */
+export async function openApp(page: Page, hash = ''): Promise<void> {
+  await installPickHook(page);
+  await page.goto('/' + hash);
+  await expect(page.getByRole('status').filter({ hasText: 'Starting…' })).toHaveCount(0);
+}
+
+export async function createOpfsRepo(page: Page, opts: { password?: string; stayUnlocked?: boolean } = {}): Promise<void> {
+  await expect(page.getByRole('heading', { name: 'Create a repository' })).toBeVisible();
+  await fillPasswords(page, opts.password ?? PASSWORD, true);
+  if (opts.stayUnlocked) await page.getByLabel('Open without asking for the password on this device').check();
+  await page.getByRole('button', { name: 'Create repository' }).click();
+  await expectUnlocked(page);
+}
+
+export async function fillPasswords(page: Page, password: string, confirm: boolean): Promise<void> {
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  if (confirm) await page.getByLabel('Confirm password').fill(password);
+}
+
+export async function expectUnlocked(page: Page): Promise<void> {
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible({ timeout: 60_000 });
+}
+
+/** Unlocks the preselected (remembered) repository with a password. */
+export async function unlock(page: Page, password = PASSWORD): Promise<void> {
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Open repository' }).click();
+}
+
+export interface BackupCounts {
+  filesNew: number;
+  filesChanged: number;
+  filesUnmodified: number;
+  snapshotShortId: string;
+}
+
+/** Backs up the OPFS folder `dir` through "Choose folder…", and returns the summary's counts. */
+export async function backupOpfsFolder(page: Page, dir: string[], opts: { tags?: string; excludes?: string } = {}): Promise<BackupCounts> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Back up' }).click();
+  await setPick(page, 'source', dir);
+  await page.getByRole('button', { name: 'Choose folder…' }).click();
+  const name = dir.at(-1)!;
+  await expect(page.getByTestId('pending-folder')).toContainText(name);
+  if (opts.tags) await page.getByLabel(/^Tags/).fill(opts.tags);
+  if (opts.excludes) await page.getByLabel(/^Leave out/).fill(opts.excludes);
+  await page.getByRole('button', { name: `Back up “${name}”`, exact: true }).click();
+  return readSummary(page);
+}
+
+/** The finished backup's summary; `after` = the previous run's snapshot, whose summary may still show. */
+export async function readSummary(page: Page, after?: string): Promise<BackupCounts> {
+  const summary = page.getByTestId('backup-summary');
+  const alert = page.getByRole('alert');
+  await expect(summary.or(alert).first()).toBeVisible({ timeout: 90_000 });
+  if (await alert.count()) throw new Error(`backup failed: ${await alert.first().textContent()}`);
+  if (after) await expect(summary.getByTestId('snapshot-id')).not.toHaveText(after, { timeout: 90_000 });
+  const n = async (id: string) => Number(await summary.getByTestId(id).textContent());
+  return {
+    filesNew: await n('files-new'),
+    filesChanged: await n('files-changed'),
+    filesUnmodified: await n('files-unmodified'),
+    snapshotShortId: (await summary.getByTestId('snapshot-id').textContent())!.trim(),
+  };
+}
+
+export async function gotoTab(page: Page, name: 'Snapshots' | 'Back up' | 'Search' | 'Compare'): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+}
+
+/** Performance measures the app recorded (name → duration ms, the newest of each name). */
+export async function measures(page: Page): Promise<Record<string, number>> {
+  return page.evaluate(() => Object.fromEntries(performance.getEntriesByType('measure').map((m) => [m.name, m.duration])));
+}
