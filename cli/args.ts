@@ -20,6 +20,8 @@ export interface Parsed {
   args: string[];
 }
 
+const GO_FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
+
 export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
   const flags: Parsed['flags'] = {};
   const args: string[] = [];
@@ -28,7 +30,8 @@ export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
     const spec = specs[name];
     if (!spec) throw new CairnError('USAGE', `unknown flag: --${name}`);
     if (spec.type === 'bool') {
-      flags[name] = value === undefined ? true : !['false', '0'].includes(value);
+      // Go's strconv.ParseBool spellings of false (we only knew "false" and "0").
+      flags[name] = value === undefined ? true : !GO_FALSE.has(value);
       return;
     }
     const v = value ?? next();
@@ -51,19 +54,26 @@ export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
       const eq = a.indexOf('=');
       set(eq > 0 ? a.slice(2, eq) : a.slice(2), eq > 0 ? a.slice(eq + 1) : undefined, next);
     } else if (a.startsWith('-') && a.length > 1) {
-      const s = a[1]!;
-      const name = byShort.get(s);
-      if (!name) throw new CairnError('USAGE', `unknown shorthand flag: '${s}' in ${a}`);
-      const rest = a.slice(2);
-      if (specs[name]!.type === 'bool') {
-        set(name, undefined, next);
-        // combined short bools (-qv)
-        for (const c of rest) {
-          const n2 = byShort.get(c);
-          if (!n2 || specs[n2]!.type !== 'bool') throw new CairnError('USAGE', `unknown shorthand flag: '${c}' in ${a}`);
-          set(n2, undefined, next);
+      // pflag parseShortArg: each letter is a flag; `=` after one gives its value (-r=x,
+      // -q=false); the first non-boolean one takes the rest of the argument or the next one.
+      // Fix: a value flag after boolean ones (-qr /srv/repo, -qrx) was refused as unknown,
+      // and -q=false too.
+      for (let k = 1; k < a.length; k++) {
+        const c = a[k]!;
+        const name = byShort.get(c);
+        if (!name) throw new CairnError('USAGE', `unknown shorthand flag: '${c}' in ${a}`);
+        const rest = a.slice(k + 1);
+        if (rest.startsWith('=')) {
+          set(name, rest.slice(1), next);
+          break;
         }
-      } else set(name, rest.startsWith('=') ? rest.slice(1) : rest || undefined, next);
+        if (specs[name]!.type === 'bool') {
+          set(name, undefined, next);
+          continue;
+        }
+        set(name, rest || undefined, next);
+        break;
+      }
     } else args.push(a);
   }
   return { flags, args };

@@ -42,9 +42,18 @@ export interface GlobalOptions {
 
 export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions {
   const f = p.flags;
+  // restic 0.14 ReadRepo: each flag defaults to its variable, and the two sources exclude
+  // each other. Fix: we let -r/RESTIC_REPOSITORY silently win over --repository-file.
   let repo = (f.repo as string | undefined) ?? env.RESTIC_REPOSITORY;
   const repoFile = (f['repository-file'] as string | undefined) ?? env.RESTIC_REPOSITORY_FILE;
-  if (!repo && repoFile) repo = fs.readFileSync(repoFile, 'utf8').trim();
+  if (repo && repoFile) throw new CairnError('USAGE', 'Options -r and --repository-file are mutually exclusive, please specify only one');
+  if (repoFile) {
+    try {
+      repo = goTrimSpace(fs.readFileSync(repoFile, 'utf8'));
+    } catch (e) {
+      throw new CairnError('USAGE', `cannot read repository file ${repoFile}: ${(e as Error).message}`, { cause: e });
+    }
+  }
   const compression = ((f.compression as string | undefined) ?? env.RESTIC_COMPRESSION ?? 'auto') as CompressionMode;
   if (!['auto', 'off', 'max'].includes(compression)) throw new CairnError('USAGE', `invalid compression mode "${compression}" (auto, off or max)`);
   const packSizeMiB = (f['pack-size'] as number | undefined) ?? (env.RESTIC_PACK_SIZE ? Number(env.RESTIC_PACK_SIZE) : undefined);
@@ -65,22 +74,28 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
   };
 }
 
-/** restic's order: --password-file, --password-command, RESTIC_PASSWORD_FILE, …_COMMAND, RESTIC_PASSWORD, then ask. */
+/**
+ * restic 0.14 resolvePassword (cmd/restic/global.go): --password-file defaults to
+ * RESTIC_PASSWORD_FILE and --password-command to RESTIC_PASSWORD_COMMAND; a file and a command
+ * together are an error; the command wins over the file; then a non-empty RESTIC_PASSWORD;
+ * then ask (also when the file or command gave nothing). File contents and command output are
+ * TrimSpace'd.
+ * Fix: we preferred a file over a command instead of refusing the pair (so a flag could not
+ * be combined with the other kind's variable unnoticed), kept surrounding whitespace but one
+ * newline (restic trims all: a file "pw\n\n" is "pw"), and used an empty RESTIC_PASSWORD.
+ */
 export async function readPassword(g: GlobalOptions, prompt = 'enter password for repository: '): Promise<string> {
-  const file = g.passwordFlags.file ?? g.env.RESTIC_PASSWORD_FILE;
-  const command = g.passwordFlags.command ?? g.env.RESTIC_PASSWORD_COMMAND;
-  if (g.passwordFlags.file) return readPasswordFile(g.passwordFlags.file);
-  if (g.passwordFlags.command) return runPasswordCommand(g.passwordFlags.command);
-  if (file) return readPasswordFile(file);
-  if (command) return runPasswordCommand(command);
-  if (g.env.RESTIC_PASSWORD !== undefined) return g.env.RESTIC_PASSWORD;
-  return askPassword(prompt);
+  const file = g.passwordFlags.file ?? g.env.RESTIC_PASSWORD_FILE ?? '';
+  const command = g.passwordFlags.command ?? g.env.RESTIC_PASSWORD_COMMAND ?? '';
+  if (file && command) throw new CairnError('USAGE', 'Password file and command are mutually exclusive options');
+  const password = command ? runPasswordCommand(command) : file ? readPasswordFile(file) : (g.env.RESTIC_PASSWORD ?? '');
+  // restic's ReadPassword: an empty result (empty file or variable) means "ask".
+  return password || askPassword(prompt);
 }
 
 function readPasswordFile(file: string): string {
   try {
-    // restic strips one trailing newline (and CR).
-    return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    return goTrimSpace(fs.readFileSync(file, 'utf8'));
   } catch (e) {
     throw new CairnError('NO_PASSWORD', `cannot read password file ${file}: ${(e as Error).message}`);
   }
@@ -88,10 +103,15 @@ function readPasswordFile(file: string): string {
 
 function runPasswordCommand(cmd: string): string {
   try {
-    return execSync(cmd, { encoding: 'utf8', stdio: ['inherit', 'pipe', 'inherit'] }).replace(/\r?\n$/, '');
+    return goTrimSpace(execSync(cmd, { encoding: 'utf8', stdio: ['inherit', 'pipe', 'inherit'] }));
   } catch (e) {
     throw new CairnError('NO_PASSWORD', `password command failed: ${(e as Error).message}`);
   }
+}
+
+/** Go's strings.TrimSpace: Unicode White_Space at both ends (not U+FEFF, which JS trim() strips). */
+export function goTrimSpace(s: string): string {
+  return s.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
 }
 
 let stdinLines: string[] | undefined;
