@@ -49,6 +49,32 @@ async function exportOpfs(path: string[]): Promise<Record<string, string>> {
   return out;
 }
 
+/**
+ * Writes files of seeded bytes under an OPFS folder, generated here (the same xorshift as
+ * test/e2e/helpers/data.ts bytesOf), so large trees need not cross from Node as base64.
+ */
+async function writeSeeded(dir: string[], files: { path: string; size: number; seed: number }[]): Promise<void> {
+  const root = await opfsDir(dir);
+  for (const f of files) {
+    const parts = f.path.split('/');
+    let d = root;
+    for (const p of parts.slice(0, -1)) d = await d.getDirectoryHandle(p, { create: true });
+    const out = new Uint8Array(f.size);
+    let x = f.seed >>> 0 || 1;
+    for (let i = 0; i < out.length; i++) {
+      x ^= x << 13;
+      x >>>= 0;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0;
+      out[i] = x & 0xff;
+    }
+    const w = await (await d.getFileHandle(parts[parts.length - 1]!, { create: true })).createWritable();
+    await w.write(out);
+    await w.close();
+  }
+}
+
 async function removeOpfs(name: string): Promise<void> {
   await (await navigator.storage.getDirectory()).removeEntry(name, { recursive: true }).catch(() => {});
 }
@@ -78,7 +104,7 @@ async function swReady(): Promise<boolean> {
   return true;
 }
 
-const harness = { engine, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, filesOf, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
+const harness = { engine, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
 declare global {
   interface Window {
     harness: typeof harness;

@@ -1,0 +1,119 @@
+// Other ways in: files from an <input webkitdirectory> (the path without File System Access),
+// a wrong password, a missing repository, and a cancelled backup that leaves the repository
+// valid for restic and lets the next backup reuse what was already uploaded.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { digestDir, digests, materialize, sampleTree, type FileSpec } from './helpers/data';
+import { expect, test } from './harness/s3';
+
+const PASSWORD = 'sources';
+
+async function openHarness(page: Page): Promise<void> {
+  await page.goto('/');
+  await expect(page.locator('#status')).toHaveText('ready');
+}
+
+test('backs up the files of an <input webkitdirectory> and skips unchanged ones next time', async ({ page }) => {
+  const tree = sampleTree(9);
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-e2e-wkd-'));
+  try {
+    await materialize(tree, join(dir, 'Pics'));
+    await openHarness(page);
+    await page.locator('#pick').setInputFiles(join(dir, 'Pics'));
+    const run = () =>
+      page.evaluate(async () => {
+        const h = window.harness;
+        const files = [...(document.getElementById('pick') as HTMLInputElement).files!];
+        return h.engine.backup({ source: { kind: 'files', files, relativePaths: files.map((f) => f.webkitRelativePath) } });
+      });
+    const r = await page.evaluate((pw) => window.harness.engine.createRepository({ kind: 'opfs', name: 'wkd' }, pw), PASSWORD).then(run);
+    expect(r.filesRead).toBe(tree.length);
+    const again = await run();
+    expect(again.parent).toBe(r.snapshotId);
+    expect(again.filesRead).toBe(0);
+    expect(again.summary.filesUnmodified).toBe(tree.length);
+    const got = await page.evaluate(async (id) => {
+      const h = window.harness;
+      const snaps = await h.engine.listSnapshots();
+      await h.engine.restoreToFolder(id, [], await h.opfsDir(['out']));
+      return { paths: snaps.map((s) => s.paths), files: await h.digestOpfs(['out', 'Pics']) };
+    }, again.snapshotId);
+    expect(got.paths).toEqual([['/Pics'], ['/Pics']]);
+    expect(got.files).toEqual(digests(tree));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a wrong password and a missing repository have their own codes', async ({ page }) => {
+  await openHarness(page);
+  const codes = await page.evaluate(async (pw) => {
+    const e = window.harness.engine;
+    const code = (p: Promise<unknown>) => p.then(() => 'ok', (x: { code: string }) => x.code);
+    await e.createRepository({ kind: 'opfs', name: 'locked' }, pw);
+    await e.closeRepository();
+    return {
+      wrong: await code(e.openRepository({ kind: 'opfs', name: 'locked' }, 'guess')),
+      missing: await code(e.openRepository({ kind: 'opfs', name: 'nothing-here' }, pw)),
+      noRepo: await code(e.listSnapshots()),
+      right: await code(e.openRepository({ kind: 'opfs', name: 'locked' }, pw)),
+      twice: await code(e.createRepository({ kind: 'opfs', name: 'locked' }, pw)),
+    };
+  }, PASSWORD);
+  expect(codes).toEqual({ wrong: 'WRONG_PASSWORD', missing: 'NOT_A_REPOSITORY', noRepo: 'NO_REPOSITORY', right: 'ok', twice: 'REPO_EXISTS' });
+});
+
+test('a cancelled backup leaves a valid repository and the next one reuses the uploaded data', async ({ page, s3 }) => {
+  // 40 MiB of incompressible data in 40 files: packs are 16 MiB, so one or two are stored
+  // before the cancel at 26 MiB read.
+  const tree: FileSpec[] = Array.from({ length: 40 }, (_, i) => ({ path: `v/part-${String(i).padStart(2, '0')}.bin`, size: 1 << 20, seed: 1000 + i }));
+  await openHarness(page);
+  await page.evaluate((files) => window.harness.writeSeeded(['src', 'Big'], files), tree as { path: string; size: number; seed: number }[]);
+  const cancelled = await page.evaluate(
+    async ({ loc, pw }) => {
+      const h = window.harness;
+      await h.engine.createRepository(loc, pw);
+      await h.engine.setSaverWorkers(1);
+      let asked = false;
+      const onProgress = h.proxy((p: { done: { bytes: number } }) => {
+        if (!asked && p.done.bytes >= 26 << 20) {
+          asked = true;
+          void h.engine.cancel();
+        }
+      });
+      return h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Big']) } }, onProgress).then(
+        () => 'finished',
+        (e: { code: string }) => e.code,
+      );
+    },
+    { loc: s3.location, pw: PASSWORD },
+  );
+  expect(cancelled).toBe('ABORTED');
+
+  const env = s3.resticEnv(PASSWORD);
+  const restic = (args: string[]) => execFileSync('restic', ['--no-cache', '-r', s3.repository, ...args], { env, encoding: 'utf8' });
+  expect(restic(['check'])).toContain('no errors were found');
+  expect(restic(['list', 'locks']).trim()).toBe('');
+  const indexedBefore = restic(['list', 'blobs']).trim().split('\n').filter(Boolean).length;
+  expect(indexedBefore).toBeGreaterThan(0);
+
+  const second = await page.evaluate(async () => {
+    const h = window.harness;
+    await h.engine.setSaverWorkers(undefined);
+    return h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Big']) } });
+  });
+  expect(second.filesRead).toBe(tree.length);
+  expect(second.summary.dataAdded).toBeLessThan(25 << 20); // ≥ 15 MiB stored before the cancel was reused // blobs stored before the cancel were not uploaded again
+  expect(restic(['check', '--read-data'])).toContain('no errors were found');
+  const target = mkdtempSync(join(tmpdir(), 'cairn-e2e-cancel-'));
+  try {
+    restic(['restore', 'latest', '--target', target]);
+    expect(await digestDir(join(target, 'Big'))).toEqual(digests(tree));
+  } finally {
+    rmSync(target, { recursive: true, force: true });
+  }
+});
