@@ -189,7 +189,10 @@ async function exists(backend: Backend): Promise<boolean> {
     await backend.stat({ type: 'config', name: '' });
     return true;
   } catch (e) {
-    if (isNotFound(e)) return false;
-    throw e;
+    if (!isNotFound(e)) throw e;
   }
+  // A HEAD of a missing object and of a missing bucket look the same (404, no body); a
+  // listing tells them apart, so the error can name the real problem (NO_SUCH_BUCKET).
+  for await (const _ of backend.list('keys')) break;
+  return false;
 }

@@ -34,6 +34,13 @@ export interface S3BackendOptions {
   detectCors?: boolean;
   /** Send `If-None-Match: *` with each PUT so existing objects are never overwritten. */
   noOverwrite?: boolean;
+  /**
+   * A request that takes longer than `baseTimeoutMs` plus its bytes at `minBytesPerSecond`
+   * is abandoned as a NETWORK error (retryable), so a stalled connection cannot hang a backup.
+   * Defaults: 60 s and 64 KiB/s (a 16 MiB pack gets 5 minutes).
+   */
+  baseTimeoutMs?: number;
+  minBytesPerSecond?: number;
 }
 
 interface Send {
@@ -50,6 +57,8 @@ interface Send {
   body?: Uint8Array;
   /** The URL of the latest attempt, set by #send. */
   url?: string;
+  /** Bytes expected to move (for the request deadline). */
+  bytes?: number;
 }
 
 const isBrowser = (): boolean => typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
@@ -78,6 +87,18 @@ export class S3Backend implements Backend {
     this.#md5 = opts.md5 ?? md5;
     this.#detectCors = opts.detectCors ?? isBrowser();
     this.#noOverwrite = opts.noOverwrite ?? false;
+    this.#baseTimeoutMs = opts.baseTimeoutMs ?? 60_000;
+    this.#minRate = opts.minBytesPerSecond ?? 64 * 1024;
+  }
+
+  readonly #baseTimeoutMs: number;
+  readonly #minRate: number;
+
+  /** The caller's signal combined with this request's deadline. */
+  #deadline(s: Send): AbortSignal {
+    const bytes = s.body?.length ?? s.bytes ?? 16 * 1024 * 1024;
+    const timeout = AbortSignal.timeout(this.#baseTimeoutMs + Math.ceil((bytes / this.#minRate) * 1000));
+    return s.signal ? AbortSignal.any([s.signal, timeout]) : timeout;
   }
 
   #key(h: Handle): string {
@@ -93,7 +114,7 @@ export class S3Backend implements Backend {
     const init: RequestInit = {
       method: s.method,
       headers: { ...s.headers, ...s.signed, ...signed.headers },
-      signal: s.signal,
+      signal: this.#deadline(s),
       // Every URL is unique; keep the responses out of the browser's HTTP cache.
       cache: 'no-store',
     };
@@ -161,7 +182,7 @@ export class S3Backend implements Backend {
     const { offset = 0, length = 0 } = opts;
     const headers: Record<string, string> = {};
     if (offset > 0 || length > 0) headers['range'] = `bytes=${offset}-${length > 0 ? offset + length - 1 : ''}`;
-    const s: Send = { op: 'load', method: 'GET', key: this.#key(h), target: handleString(h), signal: opts.signal, headers };
+    const s: Send = { op: 'load', method: 'GET', key: this.#key(h), target: handleString(h), signal: opts.signal, headers, ...(length > 0 ? { bytes: length } : {}) };
     const res = await this.#send(s);
     if (res.status === 416) {
       await res.body?.cancel();

@@ -99,9 +99,13 @@ export async function responseError(res: Response, ctx: RequestContext, now = Da
  * browser withheld the answer.
  */
 export function fetchError(e: unknown, ctx: RequestContext, signal: AbortSignal | undefined, corsLikely = false, origin?: string): CairnError {
-  if (signal?.aborted || (e instanceof Error && e.name === 'AbortError')) return abortError(signal);
-  const why = e instanceof Error ? e.message : String(e);
+  if (signal?.aborted) return abortError(signal);
   const detail = { target: ctx.target, key: ctx.key };
+  if (e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError')) {
+    // Not the caller's cancellation: the request's own deadline (a stalled connection).
+    return new CairnError('NETWORK', `${ctx.method} ${ctx.target} timed out`, { op: ctx.op, cause: e, retryable: true, detail });
+  }
+  const why = e instanceof Error ? e.message : String(e);
   if (corsLikely) {
     return new CairnError(
       'CORS_BLOCKED',
