@@ -35,7 +35,7 @@ test('backup to OPFS, incremental backup, browse, restore and download', async (
   const first = await page.evaluate(async () => {
     const h = window.harness;
     const phases: string[] = [];
-    const r = await h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Docs']) }, tags: ['e2e'] }, h.proxy((p) => void phases.push(p.phase)));
+    const r = await h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Docs']) }, tags: ['e2e'] }, h.proxy((p: { phase: string }) => void phases.push(p.phase)));
     return { r, phases };
   });
   expect(first.r.filesRead).toBe(tree.length);
@@ -93,11 +93,15 @@ test('backup to OPFS, incremental backup, browse, restore and download', async (
 
   // Download one file through the service worker: streamed, byte-identical.
   const big = tree.find((f) => f.path === 'photos/big.bin')!;
-  const [fileDl] = await Promise.all([
+  const [fileDl, fileRun] = await Promise.all([
     page.waitForEvent('download'),
-    page.evaluate((id) => window.harness.startDownload(id, ['Docs', 'photos', 'big.bin'], 'file').then((d) => d.via), second.snapshotId),
+    page.evaluate(async (id) => {
+      const d = await window.harness.startDownload(id, ['Docs', 'photos', 'big.bin'], 'file');
+      return { via: d.via, result: await d.result };
+    }, second.snapshotId),
   ]);
   expect(fileDl.suggestedFilename()).toBe('big.bin');
+  expect(fileRun).toEqual({ via: 'service-worker', result: { files: 1, dirs: 0, bytes: big.size, errors: [] } });
   const got = await readFile((await fileDl.path())!);
   expect(sha256(got)).toBe(sha256(bytesOf(big)));
 

@@ -117,3 +117,26 @@ test('a cancelled backup leaves a valid repository and the next one reuses the u
     rmSync(target, { recursive: true, force: true });
   }
 });
+
+test('a picked folder works as a repository in restic layout', async ({ page }) => {
+  // An OPFS directory handle stands in for showDirectoryPicker's (headless Chromium cannot pick).
+  await openHarness(page);
+  const tree = sampleTree(11);
+  await page.evaluate((files) => window.harness.writeSeeded(['src', 'Folder'], files), tree.filter((f) => f.size).map((f) => ({ path: f.path, size: f.size!, seed: f.seed! })));
+  const got = await page.evaluate(async (pw) => {
+    const h = window.harness;
+    const loc = { kind: 'folder' as const, handle: await h.opfsDir(['External', 'restic-repo']), name: 'restic-repo' };
+    await h.engine.createRepository(loc, pw);
+    const r = await h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Folder']) } });
+    await h.engine.closeRepository();
+    const info = await h.engine.openRepository({ ...loc, handle: await h.opfsDir(['External', 'restic-repo']) }, pw);
+    const restored = await h.engine.restoreToFolder(r.snapshotId, ['Folder', 'photos'], await h.opfsDir(['back']));
+    const layout = Object.keys(await h.digestOpfs(['External', 'restic-repo'])).map((p) => p.replace(/[0-9a-f]{64}/g, 'ID').replace(/^data\/[0-9a-f]{2}\//, 'data/XX/'));
+    return { info, restored, files: await h.digestOpfs(['back', 'photos']), layout: [...new Set(layout)].sort() };
+  }, PASSWORD);
+  expect(got.info.location).toBe('folder:restic-repo');
+  expect(got.info.snapshots).toBe(1);
+  expect(got.restored.errors).toEqual([]);
+  expect(got.files).toEqual(Object.fromEntries(Object.entries(digests(tree.filter((f) => f.size))).filter(([p]) => p.startsWith('photos/')).map(([p, d]) => [p.slice('photos/'.length), d])));
+  expect(got.layout).toEqual(['config', 'data/XX/ID', 'index/ID', 'keys/ID', 'snapshots/ID']);
+});
