@@ -18,6 +18,11 @@ const CACHED: ReadonlySet<FileType> = new Set<FileType>(['config', 'keys', 'snap
 
 export interface CachedBackendOptions {
   locationKey: string;
+  /**
+   * How long a listing may take before the cached one is used instead (when there is one):
+   * an unreachable endpoint would otherwise sit in the retry loop for minutes. Default 10 s.
+   */
+  listTimeoutMs?: number;
   /** The repository last seen at this location (from the cache), if any. */
   knownRepoId?: string;
   /** True while the engine must not touch the network. */
@@ -136,11 +141,15 @@ export class CachedBackend implements Backend {
     let entries: FileInfo[];
     if (this.#opts.offline()) entries = await this.#cachedListing(type);
     else {
+      const fallback = this.#repoId ? await db.getListing(this.#repoId, type as db.CachedType).catch(() => undefined) : undefined;
+      const timeout = fallback ? AbortSignal.timeout(this.#opts.listTimeoutMs ?? 10_000) : undefined;
+      const signal = timeout && opts?.signal ? AbortSignal.any([opts.signal, timeout]) : (timeout ?? opts?.signal);
       try {
         entries = [];
-        for await (const fi of this.#inner.list(type, opts)) entries.push(fi);
+        for await (const fi of this.#inner.list(type, { ...opts, signal })) entries.push(fi);
       } catch (e) {
-        if (!isNetworkFailure(e)) throw e;
+        const timedOut = timeout?.aborted && !opts?.signal?.aborted;
+        if (!isNetworkFailure(e) && !timedOut) throw e;
         entries = await this.#cachedListing(type, e);
       }
       if (this.#repoId) this.#track(db.putListing(this.#repoId, type as db.CachedType, entries.map(({ name, size }) => ({ name, size }))));

@@ -6,7 +6,7 @@ import { backup as runBackup } from '../../core/archiver/archiver';
 import type { SourceFS } from '../../core/archiver/source';
 import type { ProgressSnapshot } from '../../core/progress';
 import { Lock } from '../../core/repository/lock';
-import { matchAny, parsePattern } from '../../core/util/pattern';
+import { excludeMatcher } from './excludes';
 import type { BackupRequest, BackupResultView } from '../api';
 import { browserPool, type BrowserPoolOptions } from '../pool/browser-pool';
 import { fileListSource } from '../source/file-list-source';
@@ -19,12 +19,6 @@ export function sourceFor(req: BackupRequest): SourceFS & { target: string } {
   const src = req.source;
   if (src.kind === 'handle') return handleSource(src.handle);
   return fileListSource(src.files, src.relativePaths);
-}
-
-export function excludeMatcher(patterns: string[]): ((path: string) => boolean) | undefined {
-  const parsed = patterns.map((p) => p.trim()).filter(Boolean).map(parsePattern);
-  if (parsed.length === 0) return undefined;
-  return (p) => matchAny(parsed, p.split('/').filter(Boolean));
 }
 
 export interface BackupRun {

@@ -17,6 +17,7 @@ import { fileContent } from '../../core/restorer/file-stream';
 import { zipTree } from '../../core/restorer/zip-tree';
 import { fileListSource, relativeComponents } from './file-list-source';
 import { browserFileReader } from './file-reader';
+import { excludeMatcher } from '../engine/excludes';
 
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
@@ -101,6 +102,20 @@ describe('webkitdirectory source', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('leaves out what the exclude patterns match', async () => {
+    const be = new MemoryBackend();
+    const repo = await Repository.init(be, 'pw', { owner: { username: 'u', hostname: 'h' }, kdf: TEST_KDF });
+    const src = fileListSource(pick(tree).files, pick(tree).relativePaths);
+    const excludes = ['*.tmp', '/Photos/empty.txt'];
+    const r = await backup(repo, src, inProcessPool({ saver: be, reader: browserFileReader }), { targets: [src.target], hostname: 'h', excludes, exclude: excludeMatcher(excludes) });
+    expect(r.snapshot.excludes).toEqual(excludes);
+    expect(r.filesRead).toBe(3);
+    expect(await lookupPath(repo, r.snapshot.tree, ['Photos', '2024', 'deep', 'c.tmp'])).toBeUndefined();
+    expect(await lookupPath(repo, r.snapshot.tree, ['Photos', 'empty.txt'])).toBeUndefined();
+    expect(await lookupPath(repo, r.snapshot.tree, ['Photos', 'readme.txt'])).toBeDefined();
+    expect(excludeMatcher(['  ', ''])).toBeUndefined();
   });
 
   it('names a file whose data is damaged and still zips the others', async () => {

@@ -1,0 +1,10 @@
+// restic exclude patterns (core/util/pattern.ts) over the browser source's paths
+// ("/<picked folder>/sub/file"), as `restic backup --exclude` applies them.
+
+import { matchAny, parsePattern } from '../../core/util/pattern';
+
+export function excludeMatcher(patterns: string[]): ((path: string) => boolean) | undefined {
+  const parsed = patterns.map((p) => p.trim()).filter(Boolean).map(parsePattern);
+  if (parsed.length === 0) return undefined;
+  return (p) => matchAny(parsed, p.split('/').filter(Boolean));
+}
