@@ -105,6 +105,16 @@ test('backup to OPFS, incremental backup, browse, restore and download', async (
   const got = await readFile((await fileDl.path())!);
   expect(sha256(got)).toBe(sha256(bytesOf(big)));
 
+  // showSaveFilePicker's handle (an OPFS file handle stands in): the file written by the worker.
+  const saved = await page.evaluate(async (id) => {
+    const h = window.harness;
+    const dir = await h.opfsDir(['saved']);
+    const r = await h.engine.saveToFile(id, ['Docs', 'photos', 'big.bin'], 'file', await dir.getFileHandle('big.bin', { create: true }));
+    return { r, files: await h.digestOpfs(['saved']) };
+  }, second.snapshotId);
+  expect(saved.r.errors).toEqual([]);
+  expect(saved.files).toEqual({ 'big.bin': sha256(bytesOf(big)) });
+
   // The whole second snapshot as a ZIP.
   const [zipDl] = await Promise.all([page.waitForEvent('download'), page.evaluate((id) => window.harness.startDownload(id, ['Docs'], 'zip').then((d) => d.via), second.snapshotId)]);
   expect(zipDl.suggestedFilename()).toBe('Docs.zip');
