@@ -24,9 +24,9 @@ describe('base64', () => {
     }
   });
 
-  it('agrees with Node Buffer on random inputs of every small length and a few large ones', () => {
+  it('agrees with Node Buffer on random inputs of every length below 100 and a few large ones', () => {
     const next = prng(42);
-    const lengths = [...Array.from({ length: 200 }, (_, i) => i), 4095, 4096, 4097, 65536 + 1, 1 << 20];
+    const lengths = [...Array.from({ length: 100 }, (_, i) => i), 4095, 4096, 4097, 65536 + 1, 300_001];
     for (const n of lengths) {
       const b = seededBytes(next(), n);
       const enc = base64Encode(b);
