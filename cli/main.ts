@@ -55,8 +55,19 @@ function commandIndex(argv: string[]): number {
     if (a === '--') return i + 1 < argv.length ? i + 1 : -1;
     if (!a.startsWith('-') || a === '-') return i;
     if (a.includes('=')) continue;
-    const spec = a.startsWith('--') ? GLOBAL_FLAGS[a.slice(2)] : Object.values(GLOBAL_FLAGS).find((f) => f.short === a[1] && a.length === 2);
-    if (spec && spec.type !== 'bool') i++;
+    if (a.startsWith('--')) {
+      const spec = GLOBAL_FLAGS[a.slice(2)];
+      if (spec && spec.type !== 'bool') i++;
+      continue;
+    }
+    // A short group (-qr /repo): bools, then at most one flag that takes a value — inline
+    // (-r/repo) or as the next argument when it is the group's last letter.
+    for (let k = 1; k < a.length; k++) {
+      const spec = Object.values(GLOBAL_FLAGS).find((f) => f.short === a[k]);
+      if (!spec || spec.type === 'bool') continue;
+      if (k === a.length - 1) i++;
+      break;
+    }
   }
   return -1;
 }

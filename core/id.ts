@@ -14,10 +14,20 @@ export function toHex(b: Uint8Array): string {
   return s;
 }
 
-export function fromHex(s: string): Uint8Array {
-  if (s.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(s)) throw new CairnError('INTERNAL', `not a hex string: ${s.slice(0, 80)}`);
-  const out = new Uint8Array(s.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  NIBBLE['0123456789abcdef'.charCodeAt(i)] = i;
+  NIBBLE['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
+/** Hex → bytes (hot: the master index converts every ID it looks up). */
+export function fromHex(s: string, out = new Uint8Array(s.length >> 1)): Uint8Array {
+  if (s.length % 2 !== 0) throw new CairnError('INTERNAL', `not a hex string: ${s.slice(0, 80)}`);
+  for (let i = 0, j = 0; i < out.length; i++, j += 2) {
+    const hi = NIBBLE[s.charCodeAt(j) & 127]!, lo = NIBBLE[s.charCodeAt(j + 1) & 127]!;
+    if ((hi | lo) < 0 || s.charCodeAt(j) > 127 || s.charCodeAt(j + 1) > 127) throw new CairnError('INTERNAL', `not a hex string: ${s.slice(0, 80)}`);
+    out[i] = (hi << 4) | lo;
+  }
   return out;
 }
 

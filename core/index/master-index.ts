@@ -27,6 +27,8 @@ export class MasterIndex {
   #table = new Int32Array(0); // entry index + 1, 0 = empty
   #packIDs: ID[] = [];
   readonly #packNo = new Map<ID, number>();
+  /** Reused for ID conversions (lookups are synchronous, so one buffer suffices). */
+  readonly #scratch = new Uint8Array(32);
 
   get size(): number {
     return this.#n;
@@ -79,7 +81,7 @@ export class MasterIndex {
 
   #find(type: BlobType, id: ID): number {
     if (this.#n === 0) return -1;
-    const bytes = fromHex(id);
+    const bytes = fromHex(id, this.#scratch);
     const t = type === 'tree' ? 1 : 0;
     const mask = this.#table.length - 1;
     for (let s = this.#slotOf(bytes, 0); ; s = (s + 1) & mask) {
@@ -113,7 +115,7 @@ export class MasterIndex {
   lookupAll(type: BlobType, id: ID): BlobLocation[] {
     const out: BlobLocation[] = [];
     if (this.#n === 0) return out;
-    const bytes = fromHex(id);
+    const bytes = fromHex(id, this.#scratch);
     const t = type === 'tree' ? 1 : 0;
     const mask = this.#table.length - 1;
     for (let s = this.#slotOf(bytes, 0); ; s = (s + 1) & mask) {
@@ -140,7 +142,7 @@ export class MasterIndex {
     for (const b of blobs) {
       if (this.#n >= this.#cap) this.#grow();
       const e = this.#n++;
-      this.#ids.set(fromHex(b.id), e * 32);
+      this.#ids.set(fromHex(b.id, this.#scratch), e * 32);
       this.#type[e] = b.type === 'tree' ? 1 : 0;
       this.#pack[e] = p;
       this.#offset[e] = b.offset;
