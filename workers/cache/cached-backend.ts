@@ -164,6 +164,9 @@ export class CachedBackend implements Backend {
     if (!CACHED.has(h.type)) return;
     this.#remember(h, data); // held until the repository's ID is known (a new repository's config and key)
     if (h.type !== 'config' && this.#repoId) this.#track(db.editListing(this.#repoId, h.type as db.CachedType, { name: h.name, size: data.length }));
+    // Before adoption: a listing taken earlier in this open (init's "is the bucket there?" list of
+    // keys/) must include what was saved since, or the new key is missing from the offline cache.
+    else if (h.type !== 'config') this.#pendingLists.get(h.type)?.push({ name: h.name, size: data.length });
   }
 
   async remove(h: Handle, opts?: RequestOptions): Promise<void> {
