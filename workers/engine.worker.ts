@@ -23,8 +23,14 @@ import { snapshotView } from './engine/views';
 let session: Session | undefined;
 let running: { what: string; abort: AbortController } | undefined;
 let lastBackup: EngineStats['lastBackup'];
-/** Test/benchmark knob (harness only): file-saver worker count. */
-let poolWorkers: number | undefined;
+/** Test/benchmark knobs (harness and bench only; the app uses the defaults). */
+let tuning: Tuning = {};
+interface Tuning {
+  workers?: number;
+  jobsPerWorker?: number;
+  uploadsPerWorker?: number;
+  packSize?: number;
+}
 
 const current = (): Session => {
   if (!session) throw new EngineFault('NO_REPOSITORY', 'no repository is open');
@@ -105,7 +111,9 @@ const api = {
   backup: (req: BackupRequest, onProgress?: (p: ProgressSnapshot) => void) =>
     guarded(() =>
       exclusive('a backup', async (signal) => {
-        const r = await backup(current(), req, { owner: await owner(), signal, onProgress, pool: { workers: poolWorkers } });
+        const s = current();
+        if (tuning.packSize) s.repo.packSize = tuning.packSize;
+        const r = await backup(s, req, { owner: await owner(), signal, onProgress, pool: { workers: tuning.workers, jobsPerWorker: tuning.jobsPerWorker, uploadsPerWorker: tuning.uploadsPerWorker } });
         lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
         warmInBackground(current());
         const { bytes: _bytes, ...view } = r;
@@ -132,7 +140,7 @@ const api = {
 
   stats: () =>
     guarded(async () => ({
-      saverWorkers: saverWorkerCount({ workers: poolWorkers }),
+      saverWorkers: saverWorkerCount({ workers: tuning.workers }),
       indexBlobs: session?.repo.index.size ?? 0,
       cacheHits: session?.cached?.stats.hits ?? 0,
       cacheMisses: session?.cached?.stats.misses ?? 0,
@@ -141,7 +149,11 @@ const api = {
 
   /** Harness/benchmark knob, not part of EngineApi: fixes the file-saver worker count. */
   setSaverWorkers: async (n: number | undefined) => {
-    poolWorkers = n;
+    tuning = { ...tuning, workers: n };
+  },
+  /** Harness/benchmark knob: pool and pack settings for the next backups. */
+  tune: async (t: Tuning) => {
+    tuning = { ...tuning, ...t };
   },
 } satisfies EngineApi & Record<string, unknown>;
 

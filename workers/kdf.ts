@@ -1,0 +1,37 @@
+// scrypt for the engine worker, run in a throw-away worker (kdf.worker.ts) so its memory is
+// released as soon as the key is derived. One spare worker is kept started (hash-wasm loaded,
+// no KDF memory yet) so an unlock does not wait for a worker to boot.
+
+import { CairnError } from '../core/errors';
+import { primitives, setPrimitives } from '../core/crypto/primitives';
+import type { KdfRequest, KdfResponse } from './kdf.worker';
+
+let spare: Worker | undefined;
+
+const start = () => new Worker(new URL('./kdf.worker.ts', import.meta.url), { type: 'module', name: 'cairn-kdf' });
+
+function scryptInWorker(password: Uint8Array, salt: Uint8Array, N: number, r: number, p: number, dkLen: number): Promise<Uint8Array> {
+  const w = spare ?? start();
+  spare = undefined;
+  return new Promise<Uint8Array>((resolve, reject) => {
+    w.onmessage = (ev: MessageEvent<KdfResponse>) => {
+      w.terminate();
+      if (ev.data.ok) resolve(ev.data.key);
+      else reject(new CairnError('INTERNAL', `scrypt failed: ${ev.data.message}`));
+    };
+    w.onerror = (ev) => {
+      ev.preventDefault();
+      w.terminate();
+      reject(new CairnError('INTERNAL', `scrypt worker failed: ${ev.message || 'script error'}`));
+    };
+    w.postMessage({ password, salt, N, r, p, dkLen } satisfies KdfRequest);
+  }).finally(() => {
+    spare ??= start();
+  });
+}
+
+/** Routes the engine's scrypt through throw-away workers; call once at engine start. */
+export function installWorkerScrypt(): void {
+  spare ??= start();
+  setPrimitives({ ...primitives(), scrypt: scryptInWorker });
+}

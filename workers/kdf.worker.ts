@@ -1,0 +1,29 @@
+// A short-lived worker for scrypt. The KDF needs 128·N·r bytes (32 MiB for our keys, up to
+// 1 GiB for restic's largest accepted parameters) of WASM memory, which WebAssembly never gives
+// back; running it here and terminating the worker afterwards returns that memory at once
+// instead of leaving it in the engine for the rest of the session.
+
+/// <reference lib="webworker" />
+import { scrypt } from 'hash-wasm';
+
+export interface KdfRequest {
+  password: Uint8Array;
+  salt: Uint8Array;
+  N: number;
+  r: number;
+  p: number;
+  dkLen: number;
+}
+
+export type KdfResponse = { ok: true; key: Uint8Array } | { ok: false; message: string };
+
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+scope.onmessage = async (ev: MessageEvent<KdfRequest>) => {
+  const q = ev.data;
+  try {
+    const key = await scrypt({ password: q.password, salt: q.salt, costFactor: q.N, blockSize: q.r, parallelism: q.p, hashLength: q.dkLen, outputType: 'binary' });
+    scope.postMessage({ ok: true, key } satisfies KdfResponse, [key.buffer]);
+  } catch (e) {
+    scope.postMessage({ ok: false, message: (e as Error)?.message ?? String(e) } satisfies KdfResponse);
+  }
+};
