@@ -1,6 +1,9 @@
 // Reads file contents in a file-saver worker: a File (webkitdirectory) or a
 // FileSystemFileHandle (directory handle walk; getFile() here gives the current content).
-// Pieces of ~1 MiB via Blob.slice, so a 50 GB video never sits in memory.
+// Through Blob.stream(): the browser keeps one data pipe full instead of answering one
+// request per slice (Blob.slice().arrayBuffer() costs a round trip to the browser process per
+// call, which dominated backup time in Chromium). Pieces are gathered to ~1 MiB, so a 50 GB
+// video never sits in memory.
 
 import { CairnError } from '../../core/errors';
 import type { FileContentReader, FileRef } from '../../core/archiver/source';
@@ -33,15 +36,43 @@ export const browserFileReader: FileContentReader = {
     } catch (e) {
       throw readError(ref, e);
     }
-    for (let at = 0; at < file.size; at += PIECE) {
-      if (signal?.aborted) throw new CairnError('ABORTED', 'operation cancelled');
-      let piece: Uint8Array;
-      try {
-        piece = new Uint8Array(await file.slice(at, Math.min(file.size, at + PIECE)).arrayBuffer());
-      } catch (e) {
-        throw readError(ref, e);
+    if (file.size === 0) return;
+    const reader = file.stream().getReader();
+    let parts: Uint8Array[] = [];
+    let size = 0;
+    const take = (): Uint8Array => {
+      const out = parts.length === 1 ? parts[0]! : concat(parts, size);
+      parts = [];
+      size = 0;
+      return out;
+    };
+    try {
+      for (;;) {
+        if (signal?.aborted) throw new CairnError('ABORTED', 'operation cancelled');
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          throw readError(ref, e);
+        }
+        if (r.done) break;
+        parts.push(r.value);
+        size += r.value.length;
+        if (size >= PIECE) yield take();
       }
-      yield piece;
+      if (size > 0) yield take();
+    } finally {
+      reader.releaseLock();
     }
   },
 };
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
