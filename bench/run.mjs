@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createCipheriv } from 'node:crypto';
+import { createCipheriv, createHash } from 'node:crypto';
 import { loadConfig, ROOT } from './lib/config.mjs';
 import { ensureDatasets, walkFiles } from './lib/datasets.mjs';
 import { machineInfo } from './lib/machine.mjs';
@@ -89,7 +89,7 @@ async function runMicro(datasets) {
   const mib = Number(process.env.BENCH_MICRO_MIB ?? 64);
   const { textFile, randomFile, textBytes } = microInputs(datasets, mib);
   const micro = { runs, mib, corpus: { text: `D1 text files concatenated (${(textBytes / 2 ** 20).toFixed(1)} MiB, repeated to ${mib} MiB if shorter)`, random: 'AES-CTR keystream' } };
-  await waitForQuiet({ maxWait: Number(process.env.BENCH_QUIET_WAIT ?? 60) });
+  await waitForQuiet({ maxWait: Number(process.env.BENCH_QUIET_WAIT ?? 15) });
   log(`micro: Node (${mib} MiB × ${runs} runs per stage) ...`);
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/micro/node.ts'), '--runs', String(runs), '--mib', String(mib), '--text', textFile, '--json'], {
     cwd: ROOT,
@@ -102,7 +102,7 @@ async function runMicro(datasets) {
     log('micro: Chromium Web Worker ...');
     try {
       const { runBrowserMicro } = await import('./micro/browser.mjs');
-      await waitForQuiet({ maxWait: Number(process.env.BENCH_QUIET_WAIT ?? 60) });
+      await waitForQuiet({ maxWait: Number(process.env.BENCH_QUIET_WAIT ?? 15) });
       micro.chromium = await runBrowserMicro({ chromium: cfg.chromium, runs, mib, textFile });
     } catch (e) {
       micro.chromium = { error: e.message.split('\n')[0] };
@@ -127,6 +127,12 @@ async function main() {
   log(`config: scale ${cfg.scale}, ${cfg.runs} runs, datasets ${cfg.datasets}, tools ${cfg.tools}, targets ${cfg.targets}, sections ${cfg.sections}`);
   fs.mkdirSync(cfg.scratch, { recursive: true });
   cleanups.push(async () => fs.rmSync(cfg.scratch, { recursive: true, force: true }));
+  // Others rebuild dist/cli while working; run a private copy so one run measures one build.
+  const cli = path.join(cfg.scratch, 'cairn-cli');
+  fs.rmSync(cli, { recursive: true, force: true });
+  fs.cpSync(path.dirname(cfg.cairn), cli, { recursive: true });
+  cfg.cairn = path.join(cli, 'cairn.mjs');
+  result.machine.cairnBundleSha256 = createHash('sha256').update(fs.readFileSync(cfg.cairn)).update(fs.readFileSync(path.join(cli, 'file-saver-worker.mjs'))).digest('hex').slice(0, 16);
   if (needDatasets) checkDisk();
   const datasets = needDatasets ? ensureDatasets(cfg, dsWanted, log) : {};
   result.datasets = Object.fromEntries(Object.entries(datasets).map(([k, v]) => [k, { ...v, dir: path.relative(ROOT, v.dir) }]));
@@ -179,7 +185,7 @@ async function main() {
 
   result.macro = { rows: [] };
   if (cfg.sections.includes('macro')) {
-    const quietWait = Number(process.env.BENCH_QUIET_WAIT ?? 60);
+    const quietWait = Number(process.env.BENCH_QUIET_WAIT ?? 15);
     await runMacro(cfg, {
       datasets,
       toolsByTarget,

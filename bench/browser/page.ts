@@ -86,6 +86,22 @@ const bench = {
   },
 };
 
+/** EngineErrors are plain objects; Playwright would only show "Object". Make them Errors. */
+function describe(e: unknown): Error {
+  if (e instanceof Error) return e;
+  const x = e as { code?: string; message?: string; detail?: unknown };
+  return new Error(`${x?.code ?? 'ERROR'}: ${x?.message ?? JSON.stringify(e)}${x?.detail ? ` ${JSON.stringify(x.detail)}` : ''}`);
+}
+for (const [name, fn] of Object.entries(bench)) {
+  (bench as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+    try {
+      return await (fn as (...a: unknown[]) => unknown)(...args);
+    } catch (e) {
+      throw describe(e);
+    }
+  };
+}
+
 declare global {
   interface Window {
     cairnBench: typeof bench;

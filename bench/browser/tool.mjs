@@ -146,7 +146,7 @@ export async function chromiumTool(cfg, { s3, log }) {
     },
     async backup(repo, dir, opts = {}) {
       // Selecting 50 000 files takes a while; it is the user's folder pick, not the backup.
-      await page.setInputFiles('#src', dir);
+      await page.setInputFiles('#src', dir, { timeout: 0 });
       const r = await timedCall(() => page.evaluate(() => window.cairnBench.backup()), opts);
       const v = r.value;
       if (v.warnings?.length) log(`  chromium: ${v.warnings.length} warnings, first: ${v.warnings[0].message}`);
@@ -180,6 +180,11 @@ export async function chromiumTool(cfg, { s3, log }) {
       throw new Error('check --read-data is not part of the EngineApi');
     },
     supportsPhase: (phase) => phase !== 'check',
+    /** For tests: selects a folder without backing it up; resolves the file count. */
+    async pick(dir) {
+      await page.setInputFiles('#src', dir, { timeout: 0 });
+      return page.evaluate(() => document.getElementById('src').files.length);
+    },
     consoleErrors,
     async close() {
       await context.close().catch(() => {});

@@ -47,7 +47,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * until the machine is quiet: less than `threshold` cores busy over a 1 s window. Returns the
  * seconds waited and the last busy level seen.
  */
-export async function waitForQuiet({ maxWait = 120, threshold = 0.15 } = {}) {
+export async function waitForQuiet({ maxWait = 120, threshold = 0.5 } = {}) {
   const t0 = Date.now();
   let busy = 0;
   for (;;) {

@@ -18,6 +18,6 @@ wt.Worker = class ProfiledWorker extends Original {
 };
 syncBuiltinESMExports();
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/cairn.mjs');
+const cli = process.env.BENCH_CAIRN_CLI ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/cairn.mjs');
 process.argv = [process.argv[0], cli, ...process.argv.slice(3)];
 await import(pathToFileURL(cli).href);

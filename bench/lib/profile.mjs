@@ -46,7 +46,8 @@ function decodeMap(file) {
     }
     lines.push(segs);
   }
-  return { sources: m.sources.map((x) => path.normalize(path.join(path.dirname(file), x))), lines };
+  // Source paths are relative to dist/cli/ (the benchmark may run a copy of the bundle elsewhere).
+  return { sources: m.sources.map((x) => path.normalize(path.join(ROOT, 'dist/cli', x))), lines };
 }
 
 /** Original "core/…/file.ts:line" of a bundle position, or undefined. */
@@ -138,7 +139,7 @@ export async function runProfile(cfg, { datasets, cairn, log }) {
   const repo = { url: path.join(cfg.scratch, 'profile-repo') };
   fs.rmSync(repo.url, { recursive: true, force: true });
   await cairn.init(repo);
-  const env = { ...process.env, RESTIC_PASSWORD: PASSWORD, CAIRN_TEST_KDF: '1' };
+  const env = { ...process.env, RESTIC_PASSWORD: PASSWORD, CAIRN_TEST_KDF: '1', BENCH_CAIRN_CLI: cairn.cfg.cairn };
   const launch = path.join(ROOT, 'bench/lib/profile-launch.mjs');
   const out = {};
   try {
