@@ -54,10 +54,12 @@ export function goJsonStringBytes(b: Uint8Array): string {
   return out + goJsonString(run).slice(1, -1) + '"';
 }
 
+const MAX_UINT64 = (1n << 64n) - 1n;
+
 /** Unsigned integer, plain decimal as Go writes uint64. */
 export function goJsonUint(n: number | bigint): string {
   if (typeof n === 'bigint') {
-    if (n < 0n || n >= 1n << 64n) throw new RangeError(`not a uint64: ${n}`);
+    if (n < 0n || n > MAX_UINT64) throw new RangeError(`not a uint64: ${n}`);
     return n.toString();
   }
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not an unsigned safe integer: ${n}`);

@@ -25,9 +25,16 @@ const ends: number[] = []; // exclusive
   }
 }
 
+// The Basic Multilingual Plane as a bitmap (8 KiB): names are quoted per character.
+const BMP_PRINT = new Uint8Array(0x10000 >> 3);
+for (let r = 0; r < starts.length && starts[r]! < 0x10000; r++) {
+  for (let cp = starts[r]!; cp < ends[r]! && cp < 0x10000; cp++) BMP_PRINT[cp >> 3]! |= 1 << (cp & 7);
+}
+
 /** Go 1.19's unicode.IsPrint / strconv.IsPrint. */
 export function isGoPrint(cp: number): boolean {
   if (cp < 0x100) return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa1 && cp !== 0xad);
+  if (cp < 0x10000) return (BMP_PRINT[cp >> 3]! & (1 << (cp & 7))) !== 0;
   let lo = 0;
   let hi = starts.length - 1;
   while (lo <= hi) {
@@ -56,29 +63,60 @@ const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** strconv.Quote: a double-quoted Go string literal for the bytes (or the UTF-8 of `s`). */
 export function goQuote(s: string | Uint8Array): string {
-  if (typeof s === 'string' && PLAIN_ASCII.test(s)) return '"' + s + '"';
-  const b = typeof s === 'string' ? utf8Encode(s) : s;
-  let out = '"';
+  return '"' + (typeof s === 'string' ? goQuoteBody(s) : goQuoteBytesBody(s)) + '"';
+}
+
+/**
+ * strconv.Quote of the UTF-8 of `s`, without the surrounding quotes. Works on the UTF-16
+ * code units directly (a lone surrogate is U+FFFD, as its UTF-8 encoding is); returns `s`
+ * itself when nothing needs escaping, the usual case for file names in any script.
+ */
+export function goQuoteBody(s: string): string {
+  if (PLAIN_ASCII.test(s)) return s;
+  let out = '';
+  let plainFrom = 0; // s[plainFrom..i) is copied verbatim
+  for (let i = 0; i < s.length; ) {
+    const c = s.charCodeAt(i);
+    let cp = c;
+    let width = 1;
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const lo = s.charCodeAt(i + 1);
+      if (c <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff) {
+        cp = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+        width = 2;
+      } else {
+        cp = RUNE_ERROR; // printable, but not as this code unit
+      }
+    }
+    if (cp !== 0x22 && cp !== 0x5c && (width === 2 || cp === c) && isGoPrint(cp)) {
+      i += width;
+      continue;
+    }
+    out += s.slice(plainFrom, i) + quoteRune(cp);
+    i += width;
+    plainFrom = i;
+  }
+  return plainFrom === 0 ? s : out + s.slice(plainFrom);
+}
+
+function quoteRune(r: number): string {
+  if (r === 0x22 || r === 0x5c) return '\\' + String.fromCharCode(r);
+  if (isGoPrint(r)) return String.fromCodePoint(r);
+  const short = SHORT_ESCAPES[r];
+  if (short !== undefined) return short;
+  if (r < 0x20 || r === 0x7f) return '\\x' + hex(r, 2);
+  if (r < 0x10000) return '\\u' + hex(r, 4);
+  return '\\U' + hex(r, 8);
+}
+
+function goQuoteBytesBody(b: Uint8Array): string {
+  let out = '';
   for (let i = 0; i < b.length; ) {
     const [r, width] = decodeRune(b, i);
-    if (r === RUNE_ERROR && width === 1) {
-      out += '\\x' + hex(b[i]!, 2);
-    } else if (r === 0x22 || r === 0x5c) {
-      out += '\\' + String.fromCharCode(r);
-    } else if (isGoPrint(r)) {
-      out += String.fromCodePoint(r);
-    } else if (SHORT_ESCAPES[r] !== undefined) {
-      out += SHORT_ESCAPES[r];
-    } else if (r < 0x20 || r === 0x7f) {
-      out += '\\x' + hex(r, 2);
-    } else if (r < 0x10000) {
-      out += '\\u' + hex(r, 4);
-    } else {
-      out += '\\U' + hex(r, 8);
-    }
+    out += r === RUNE_ERROR && width === 1 ? '\\x' + hex(b[i]!, 2) : quoteRune(r);
     i += width;
   }
-  return out + '"';
+  return out;
 }
 
 export class GoSyntaxError extends Error {

@@ -1,49 +1,42 @@
 // A Go time.Time as restic stores it: an instant with nanosecond precision plus the zone
-// offset it was recorded in. Written as Go's RFC3339Nano ("2006-01-02T15:04:05.999999999Z07:00":
-// fraction trimmed of trailing zeros and dropped when zero, `Z` for offset 0, else ±hh:mm).
-// Integer arithmetic only: seconds are safe integers, nanoseconds a separate field.
+// offset it was recorded in, written as Go's RFC3339Nano (rfc3339.ts). Integer arithmetic
+// only: seconds are safe integers, nanoseconds a separate field.
+
+import {
+  civilFromDays,
+  daysFromCivil,
+  DAYS_IN_MONTH,
+  GoTimeError,
+  isLeap,
+  PARSED,
+  parseRfc3339,
+  RFC3339_MAX_LENGTH,
+  RFC3339_PATTERN,
+  writeRfc3339,
+} from './rfc3339';
+
+export { GoTimeError };
 
 const NS_PER_SEC_BIG = 1_000_000_000n;
-
-export class GoTimeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'GoTimeError';
-  }
-}
-
-// Days since 1970-01-01 for a proleptic Gregorian date (month may overflow into the next
-// year's March: Feb 29 of a common year becomes Mar 1, as Go's time.Date normalises).
-function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-function civilFromDays(z: number): [number, number, number] {
-  z += 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp + (mp < 10 ? 3 : -9);
-  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
-}
+const TEXT_BYTES = new Uint8Array(64);
+const SCRATCH = new Uint8Array(RFC3339_MAX_LENGTH);
 
 const YEAR_0 = daysFromCivil(0, 1, 1) * 86400;
 const YEAR_10000 = daysFromCivil(10000, 1, 1) * 86400;
-const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
-
-const pad = (n: number, w: number) => String(n).padStart(w, '0');
+/** [floor(a / b), a mod b] for an integer |a| < 2^52, exact despite the floating-point division. */
+function floorDiv(a: number, b: number): [number, number] {
+  let q = Math.floor(a / b);
+  let r = a - q * b;
+  if (r < 0) {
+    q -= 1;
+    r += b;
+  } else if (r >= b) {
+    q += 1;
+    r -= b;
+  }
+  return [q, r];
+}
 
 export class GoTime {
   /**
@@ -62,19 +55,27 @@ export class GoTime {
 
   /** time.Unix(sec, nsec) seen in a zone `offsetSeconds` east of UTC; nsec may be any integer. */
   static fromUnix(sec: number | bigint, nsec: number | bigint = 0, offsetSeconds = 0): GoTime {
+    if (typeof sec === 'number' && typeof nsec === 'number' && Number.isSafeInteger(sec) && Number.isInteger(nsec) && Math.abs(nsec) < 2 ** 52) {
+      const [carry, rest] = floorDiv(nsec, 1e9);
+      if (Number.isSafeInteger(sec + carry)) return GoTime.checked(sec + carry, rest, offsetSeconds);
+    }
     return GoTime.fromUnixNanos(BigInt(sec) * NS_PER_SEC_BIG + BigInt(nsec), offsetSeconds);
   }
 
   /** From nanoseconds since the epoch, e.g. Node's `stat(p, {bigint: true}).mtimeNs`. */
   static fromUnixNanos(ns: bigint, offsetSeconds = 0): GoTime {
-    let sec = ns / NS_PER_SEC_BIG;
-    let nsec = ns - sec * NS_PER_SEC_BIG;
-    if (nsec < 0n) {
-      nsec += NS_PER_SEC_BIG;
-      sec -= 1n;
+    let sec = Number(ns / NS_PER_SEC_BIG);
+    let nsec = Number(ns % NS_PER_SEC_BIG);
+    if (nsec < 0) {
+      nsec += 1e9;
+      sec -= 1;
     }
+    return GoTime.checked(sec, nsec, offsetSeconds);
+  }
+
+  private static checked(sec: number, nsec: number, offsetSeconds: number): GoTime {
     if (!Number.isInteger(offsetSeconds)) throw new GoTimeError(`offset must be whole seconds: ${offsetSeconds}`);
-    return new GoTime(Number(sec), Number(nsec), offsetSeconds);
+    return new GoTime(sec, nsec, offsetSeconds);
   }
 
   /**
@@ -86,6 +87,11 @@ export class GoTime {
     if (!Number.isFinite(ms)) throw new GoTimeError(`invalid timestamp: ${ms}`);
     const whole = Math.floor(ms);
     const subMs = Math.round((ms - whole) * 1e6); // sub-millisecond part, in ns
+    if (Math.abs(whole) < 2 ** 52) {
+      const [sec, msRest] = floorDiv(whole, 1000);
+      const [carry, nsec] = floorDiv(msRest * 1_000_000 + subMs, 1e9);
+      return GoTime.checked(sec + carry, nsec, Math.round(offsetMinutes * 60));
+    }
     return GoTime.fromUnixNanos(BigInt(whole) * 1_000_000n + BigInt(subMs), Math.round(offsetMinutes * 60));
   }
 
@@ -96,7 +102,12 @@ export class GoTime {
 
   /** Parses RFC3339 / RFC3339Nano as Go's time.Parse does (extra fraction digits are truncated). */
   static parse(s: string): GoTime {
-    const m = RFC3339.exec(s);
+    return GoTime.tryParse(s) ?? GoTime.parseWithRegExp(s);
+  }
+
+  /** The reference reader (and its error messages) behind the hand-written parseRfc3339. */
+  private static parseWithRegExp(s: string): GoTime {
+    const m = RFC3339_PATTERN.exec(s);
     if (!m) throw new GoTimeError(`not an RFC3339 time: ${JSON.stringify(s)}`);
     const [year, month, day, hour, min, sec] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
     const dim = month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1];
@@ -115,6 +126,25 @@ export class GoTime {
     return new GoTime(local - offset, nsec, offset);
   }
 
+  /**
+   * RFC3339 text (or its ASCII bytes) s[from..to) read like parse(), or undefined when it is
+   * not a valid time: no exception, and the tree reader parses in place.
+   */
+  static tryParse(s: string | Uint8Array, from = 0, to = s.length): GoTime | undefined {
+    if (typeof s !== 'string') return parseRfc3339(s, from, to) ? GoTime.fromParsed() : undefined;
+    let b = TEXT_BYTES;
+    if (to - from > b.length) b = new Uint8Array(to - from);
+    for (let k = from; k < to; k++) {
+      const c = s.charCodeAt(k);
+      b[k - from] = c < 0x80 ? c : 0; // only ASCII can be valid
+    }
+    return parseRfc3339(b, 0, to - from) ? GoTime.fromParsed() : undefined;
+  }
+
+  private static fromParsed(): GoTime {
+    return new GoTime(PARSED.local - PARSED.offset, PARSED.nsec, PARSED.offset);
+  }
+
   /** Calendar fields in the time's own zone. */
   civil(): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
     const local = this.sec + this.offset;
@@ -124,23 +154,10 @@ export class GoTime {
     return { year, month, day, hour: Math.floor(rem / 3600), minute: Math.floor((rem % 3600) / 60), second: rem % 60 };
   }
 
-  private text: string | undefined; // format() memo: instances are immutable
-
   /** Go's RFC3339Nano text. Throws for years outside 0..9999, like time.MarshalJSON. */
   format(): string {
-    return (this.text ??= this.formatUncached());
-  }
-
-  private formatUncached(): string {
-    const c = this.civil();
-    if (c.year < 0 || c.year > 9999) throw new GoTimeError(`year outside of range [0,9999]: ${c.year}`);
-    let out = `${pad(c.year, 4)}-${pad(c.month, 2)}-${pad(c.day, 2)}T${pad(c.hour, 2)}:${pad(c.minute, 2)}:${pad(c.second, 2)}`;
-    if (this.nsec !== 0) out += '.' + pad(this.nsec, 9).replace(/0+$/, '');
-    if (this.offset === 0) return out + 'Z';
-    // Go prints whole minutes, truncating toward zero, with the sign of that minute count.
-    const zone = Math.trunc(this.offset / 60);
-    const abs = Math.abs(zone);
-    return out + (zone < 0 ? '-' : '+') + pad(Math.floor(abs / 60), 2) + ':' + pad(abs % 60, 2);
+    const n = writeRfc3339(this, SCRATCH, 0);
+    return String.fromCharCode.apply(null, SCRATCH.subarray(0, n) as unknown as number[]);
   }
 
   toString(): string {

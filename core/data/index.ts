@@ -2,6 +2,13 @@
 // encodings they are built from — strconv.Quote'd names, encoding/json strings, RFC3339Nano
 // times, os.FileMode bits — written byte-for-byte as restic 0.14 (go1.19) writes them, so
 // our tree IDs equal restic's. Spec: shared/restic-format.md §8–§9.
+//
+// Speed (an unchanged re-backup decodes and re-encodes every tree): encoding writes bytes
+// straight into one buffer (json-writer.ts); decoding reads JSON shaped as Go writes it in
+// place from the bytes (json-cursor.ts, node-reader.ts, snapshot-reader.ts) and hands
+// anything else, node by node, to the strict reader (json-reader.ts), which alone decides
+// what is valid and what an error says. fast-path.test.ts holds the two to the same answers;
+// bench/micro/tree-codec.ts measures them.
 
 export { decodeTree, encodeTree, TreeBuilder, type Tree } from './tree';
 export {

@@ -12,6 +12,11 @@ export type Fail = (message: string) => never;
 const ID_RE = /^[0-9a-fA-F]{64}$/;
 const LOWER_ID_RE = /^[0-9a-f]{64}$/;
 
+/** 0-9 or a-f. */
+export function isLowerHexChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
+}
+
 /** A restic ID as we write it: 64 lower-case hex digits. */
 export function isId(s: unknown): s is string {
   return typeof s === 'string' && LOWER_ID_RE.test(s);

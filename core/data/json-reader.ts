@@ -38,6 +38,18 @@ export function parseJson(input: Uint8Array | string): JsonValue {
   return v;
 }
 
+/**
+ * Parses one JSON value starting at `at` (no surrounding whitespace is skipped) as if it were
+ * nested `depth` levels deep; returns it and the offset just after it. The tree reader uses
+ * it for the nodes its fast path does not handle.
+ */
+export function parseJsonValueAt(text: string, at: number, depth: number): [JsonValue, number] {
+  const p = new Parser(text);
+  p.i = at;
+  const v = p.value(depth);
+  return [v, p.i];
+}
+
 class Parser {
   i = 0;
   constructor(readonly s: string) {}

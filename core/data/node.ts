@@ -10,8 +10,10 @@
 import { CairnError } from '../errors';
 import { isNodeType, type NodeType } from './file-mode';
 import { goJsonBytes, goJsonString, goJsonStringBytes, goJsonUint, goJsonValue } from './go-json';
-import { goQuote, goUnquote, GoSyntaxError } from './go-quote';
+import { goQuote, goQuoteBody, goUnquote, GoSyntaxError } from './go-quote';
 import { GoTime } from './go-time';
+import { RFC3339_MAX_LENGTH, writeRfc3339 } from './rfc3339';
+import { JsonWriter } from './json-writer';
 import { FieldReader, isId, type Fail } from './json-fields';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-reader';
 import { byteOrderKey, isValidUtf8, utf8DecodeGo, utf8Encode } from './utf8';
@@ -68,8 +70,13 @@ export function nameBytes(node: Pick<Node, 'name' | 'rawName'>): Uint8Array {
   return node.rawName ?? utf8Encode(node.name);
 }
 
+// A name that is printable ASCII without `"`, `\\`, `<`, `>`, `&` needs neither Go quoting nor
+// JSON escaping: the common case, written without looking at it again.
+const PLAIN_NAME = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7e]+$/;
+
 /** restic's double escaping: strconv.Quote without the quotes, then JSON. */
 export function encodeNodeName(name: string | Uint8Array): string {
+  if (typeof name === 'string') return PLAIN_NAME.test(name) ? '"' + name + '"' : goJsonString(goQuoteBody(name));
   return goJsonString(goQuote(name).slice(1, -1));
 }
 
@@ -77,51 +84,99 @@ function encodeError(node: Node, message: string): never {
   throw new CairnError('BAD_TREE', `node ${JSON.stringify(node.name)}: ${message}`, { op: 'encodeNode' });
 }
 
-const time = (node: Node, t: GoTime) => {
+function writeTime(w: JsonWriter, node: Node, key: string, t: GoTime): void {
+  w.ascii(key);
+  w.reserve(RFC3339_MAX_LENGTH + 2);
+  const start = w.pos;
   try {
-    return '"' + t.fixYear().format() + '"';
+    w.buf[w.pos] = 0x22;
+    w.pos = writeRfc3339(t.fixYear(), w.buf, w.pos + 1);
+    w.buf[w.pos++] = 0x22;
   } catch (e) {
-    return encodeError(node, e instanceof Error ? e.message : String(e));
-  }
-};
-
-function uintField(node: Node, key: string, v: number | bigint | undefined, omitEmpty = true): string {
-  if (v === undefined || (omitEmpty && (v === 0 || v === 0n))) return '';
-  try {
-    return `,"${key}":${goJsonUint(v)}`;
-  } catch (e) {
-    return encodeError(node, `${key}: ${e instanceof Error ? e.message : String(e)}`);
+    w.pos = start;
+    encodeError(node, e instanceof Error ? e.message : String(e));
   }
 }
 
-function idField(node: Node, id: string): string {
-  return isId(id) ? `"${id}"` : encodeError(node, `invalid ID ${JSON.stringify(id)}`);
+const MAX_UINT64 = (1n << 64n) - 1n;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** `,"key":value` for an unsigned field (nothing when undefined, or zero and omitEmpty). */
+function writeUint(w: JsonWriter, node: Node, key: string, v: number | bigint | undefined, omitEmpty: boolean): void {
+  if (typeof v === 'number') {
+    if (v === 0 && omitEmpty) return;
+    if (v >= 0 && Number.isSafeInteger(v)) {
+      w.ascii(key);
+      w.uint(v);
+      return;
+    }
+  } else if (typeof v === 'bigint') {
+    if (v === 0n && omitEmpty) return;
+    if (v >= 0n && v <= MAX_UINT64) {
+      w.ascii(key);
+      if (v <= MAX_SAFE) w.uint(Number(v));
+      else w.ascii(v.toString());
+      return;
+    }
+  } else if (v === undefined) {
+    return;
+  }
+  let reason = `not an unsigned integer: ${String(v)}`;
+  try {
+    goJsonUint(v); // throws with the reason
+  } catch (e) {
+    reason = e instanceof Error ? e.message : String(e);
+  }
+  encodeError(node, `${key.slice(2, -2)}: ${reason}`);
 }
 
-/** One node as Go's json.Marshal(node) writes it (restic 0.14 field list + 0.16/0.17 extras). */
-export function encodeNode(node: Node, opts: EncodeOptions = {}): string {
+function writeId(w: JsonWriter, node: Node, id: string): void {
+  if (typeof id !== 'string' || !w.id(id)) encodeError(node, `invalid ID ${JSON.stringify(id)}`);
+}
+
+/** Writes one node as Go's json.Marshal(node) does (restic 0.14 field list + 0.16/0.17 extras). */
+export function writeNode(w: JsonWriter, node: Node, opts?: EncodeOptions): void {
   const name = node.rawName ?? node.name;
   if (name.length === 0) encodeError(node, 'empty name');
   if (!isNodeType(node.type)) encodeError(node, `invalid type ${JSON.stringify(node.type)}`);
   if (node.type === 'file' && node.content == null) encodeError(node, 'file without content list');
   if (node.type === 'dir' && !node.subtree) encodeError(node, 'dir without subtree');
 
-  let out = `{"name":${encodeNodeName(name)},"type":${goJsonString(node.type)}`;
-  out += uintField(node, 'mode', node.mode);
-  out += `,"mtime":${time(node, node.mtime)},"atime":${time(node, node.atime)},"ctime":${time(node, node.ctime)}`;
-  out += uintField(node, 'uid', node.uid ?? 0, false) + uintField(node, 'gid', node.gid ?? 0, false);
-  if (node.user) out += `,"user":${goJsonString(node.user)}`;
-  if (node.group) out += `,"group":${goJsonString(node.group)}`;
-  out += uintField(node, 'inode', node.inode) + uintField(node, 'device_id', node.deviceId);
-  out += uintField(node, 'size', node.size) + uintField(node, 'links', node.links);
-  if (node.linkTargetRaw) out += `,"linktarget":${goJsonStringBytes(node.linkTargetRaw)}`;
-  else if (node.linkTarget) out += `,"linktarget":${goJsonString(node.linkTarget)}`;
-  if (node.linkTargetRaw?.length) out += `,"linktarget_raw":${goJsonBytes(node.linkTargetRaw)}`;
+  w.ascii('{"name":');
+  if (typeof name !== 'string' || !w.plainName(name)) w.utf8(encodeNodeName(name));
+  // Node types are plain ASCII words: no escaping needed.
+  w.ascii(',"type":"');
+  w.ascii(node.type);
+  w.byte(0x22);
+  writeUint(w, node, ',"mode":', node.mode, true);
+  writeTime(w, node, ',"mtime":', node.mtime);
+  writeTime(w, node, ',"atime":', node.atime);
+  writeTime(w, node, ',"ctime":', node.ctime);
+  writeUint(w, node, ',"uid":', node.uid ?? 0, false);
+  writeUint(w, node, ',"gid":', node.gid ?? 0, false);
+  if (node.user) {
+    w.ascii(',"user":');
+    w.string(node.user);
+  }
+  if (node.group) {
+    w.ascii(',"group":');
+    w.string(node.group);
+  }
+  writeUint(w, node, ',"inode":', node.inode, true);
+  writeUint(w, node, ',"device_id":', node.deviceId, true);
+  writeUint(w, node, ',"size":', node.size, true);
+  writeUint(w, node, ',"links":', node.links, true);
+  if (node.linkTargetRaw) w.utf8(`,"linktarget":${goJsonStringBytes(node.linkTargetRaw)}`);
+  else if (node.linkTarget) {
+    w.ascii(',"linktarget":');
+    w.string(node.linkTarget);
+  }
+  if (node.linkTargetRaw?.length) w.ascii(`,"linktarget_raw":${goJsonBytes(node.linkTargetRaw)}`);
   if (node.extendedAttributes?.length) {
     const attrs = node.extendedAttributes.map(
       (a) => `{"name":${goJsonString(a.name)},"value":${a.value === null ? 'null' : goJsonBytes(a.value)}}`,
     );
-    out += `,"extended_attributes":[${attrs.join(',')}]`;
+    w.utf8(`,"extended_attributes":[${attrs.join(',')}]`);
   }
   if (node.genericAttributes?.size) {
     // Go writes map keys sorted by their bytes.
@@ -130,16 +185,39 @@ export function encodeNode(node: Node, opts: EncodeOptions = {}): string {
       return x < y ? -1 : x > y ? 1 : 0;
     });
     const parts = keys.map((k) => `${goJsonString(k)}:${goJsonValue(node.genericAttributes!.get(k)!)}`);
-    out += `,"generic_attributes":{${parts.join(',')}}`;
+    w.utf8(`,"generic_attributes":{${parts.join(',')}}`);
   }
-  out += uintField(node, 'device', node.device);
-  out += `,"content":${node.content == null ? 'null' : '[' + node.content.map((id) => idField(node, id)).join(',') + ']'}`;
-  if (node.subtree) out += `,"subtree":${idField(node, node.subtree)}`;
-  if (node.error) out += `,"error":${goJsonString(node.error)}`;
-  if (opts.keepUnknown && node.unknown) {
-    for (const [k, v] of node.unknown) out += `,${goJsonString(k)}:${goJsonValue(v)}`;
+  writeUint(w, node, ',"device":', node.device, true);
+  const content = node.content;
+  if (content == null) {
+    w.ascii(',"content":null');
+  } else {
+    w.ascii(',"content":[');
+    for (let i = 0; i < content.length; i++) {
+      if (i > 0) w.byte(0x2c);
+      writeId(w, node, content[i]!);
+    }
+    w.byte(0x5d);
   }
-  return out + '}';
+  if (node.subtree) {
+    w.ascii(',"subtree":');
+    writeId(w, node, node.subtree);
+  }
+  if (node.error) {
+    w.ascii(',"error":');
+    w.string(node.error);
+  }
+  if (opts?.keepUnknown && node.unknown) {
+    for (const [k, v] of node.unknown) w.utf8(`,${goJsonString(k)}:${goJsonValue(v)}`);
+  }
+  w.byte(0x7d);
+}
+
+/** One node as Go's json.Marshal(node) writes it (restic 0.14 field list + 0.16/0.17 extras). */
+export function encodeNode(node: Node, opts?: EncodeOptions): string {
+  const w = new JsonWriter(512);
+  writeNode(w, node, opts);
+  return w.text();
 }
 
 const NODE_FIELDS = [

@@ -5,27 +5,16 @@
 
 import { CairnError } from '../errors';
 import { goJsonString, goJsonUint, goJsonValue } from './go-json';
+import { JsonWriter } from './json-writer';
+import { readSnapshotFast } from './snapshot-reader';
+import { SUMMARY_FIELDS, type SnapshotSummary } from './snapshot-summary';
 import { GoTime } from './go-time';
-import { FieldReader, isId } from './json-fields';
+import { RFC3339_MAX_LENGTH, writeRfc3339 } from './rfc3339';
+import { FieldReader } from './json-fields';
 import { isJsonObject, JsonSyntaxError, parseJson, type JsonValue } from './json-reader';
-import { utf8Encode } from './utf8';
+import { isWellFormed, utf8Encode } from './utf8';
 
-export interface SnapshotSummary {
-  backupStart: GoTime;
-  backupEnd: GoTime;
-  filesNew: number;
-  filesChanged: number;
-  filesUnmodified: number;
-  dirsNew: number;
-  dirsChanged: number;
-  dirsUnmodified: number;
-  dataBlobs: number;
-  treeBlobs: number;
-  dataAdded: number;
-  dataAddedPacked: number;
-  totalFilesProcessed: number;
-  totalBytesProcessed: number;
-}
+export type { SnapshotSummary };
 
 export interface Snapshot {
   /** When the backup started, with the local zone offset (forget's buckets use it). */
@@ -45,22 +34,6 @@ export interface Snapshot {
   unknown?: [string, JsonValue][];
 }
 
-// [JSON key, property, Go kind] in Go struct order.
-const SUMMARY_FIELDS = [
-  ['files_new', 'filesNew', 'uint'],
-  ['files_changed', 'filesChanged', 'uint'],
-  ['files_unmodified', 'filesUnmodified', 'uint'],
-  ['dirs_new', 'dirsNew', 'uint'],
-  ['dirs_changed', 'dirsChanged', 'uint'],
-  ['dirs_unmodified', 'dirsUnmodified', 'uint'],
-  ['data_blobs', 'dataBlobs', 'int'],
-  ['tree_blobs', 'treeBlobs', 'int'],
-  ['data_added', 'dataAdded', 'uint'],
-  ['data_added_packed', 'dataAddedPacked', 'uint'],
-  ['total_files_processed', 'totalFilesProcessed', 'uint'],
-  ['total_bytes_processed', 'totalBytesProcessed', 'uint'],
-] as const;
-
 const SUMMARY_KEYS = ['backup_start', 'backup_end', ...SUMMARY_FIELDS.map((x) => x[0])];
 
 const SNAPSHOT_FIELDS = [
@@ -72,52 +45,80 @@ function fail(op: string, message: string, cause?: unknown): never {
   throw new CairnError('BAD_SNAPSHOT', message, { op, cause });
 }
 
-function encodeTime(t: GoTime, what: string): string {
+function writeTime(w: JsonWriter, key: string, t: GoTime, what: string): void {
+  w.ascii(key);
+  w.reserve(RFC3339_MAX_LENGTH + 2);
+  const start = w.pos;
   try {
-    return '"' + t.format() + '"';
+    w.buf[w.pos] = 0x22;
+    w.pos = writeRfc3339(t, w.buf, w.pos + 1);
+    w.buf[w.pos++] = 0x22;
   } catch (e) {
-    return fail('encodeSnapshot', `${what}: ${e instanceof Error ? e.message : String(e)}`, e);
+    w.pos = start;
+    fail('encodeSnapshot', `${what}: ${e instanceof Error ? e.message : String(e)}`, e);
   }
 }
 
-function encodeId(id: string, what: string): string {
-  return isId(id) ? `"${id}"` : fail('encodeSnapshot', `${what} is not a lower-case 64-digit hex ID`);
+function writeId(w: JsonWriter, key: string, id: string, what: string): void {
+  w.ascii(key);
+  if (typeof id !== 'string' || !w.id(id)) fail('encodeSnapshot', `${what} is not a lower-case 64-digit hex ID`);
 }
 
-const strings = (list: readonly string[]) => '[' + list.map(goJsonString).join(',') + ']';
+function writeStrings(w: JsonWriter, key: string, list: readonly string[]): void {
+  w.ascii(key);
+  w.byte(0x5b);
+  for (let i = 0; i < list.length; i++) {
+    if (i > 0) w.byte(0x2c);
+    w.string(list[i]!);
+  }
+  w.byte(0x5d);
+}
 
-function encodeSummary(s: SnapshotSummary): string {
-  let out = `{"backup_start":${encodeTime(s.backupStart, 'backup_start')},"backup_end":${encodeTime(s.backupEnd, 'backup_end')}`;
+function writeSummary(w: JsonWriter, s: SnapshotSummary): void {
+  writeTime(w, ',"summary":{"backup_start":', s.backupStart, 'backup_start');
+  writeTime(w, ',"backup_end":', s.backupEnd, 'backup_end');
   for (const [key, prop, kind] of SUMMARY_FIELDS) {
     const v = s[prop];
     if (!Number.isSafeInteger(v) || (kind === 'uint' && v < 0)) fail('encodeSnapshot', `summary.${key} out of range`);
-    out += `,"${key}":${v}`;
+    w.ascii(`,"${key}":${v}`);
   }
-  return out + '}';
+  w.byte(0x7d);
 }
 
 /** The snapshot JSON as restic's json.Marshal writes it (UTF-8, no trailing newline). */
 export function encodeSnapshot(sn: Snapshot, opts: { keepUnknown?: boolean } = {}): Uint8Array {
-  let out = `{"time":${encodeTime(sn.time, 'time')}`;
-  if (sn.parent) out += `,"parent":${encodeId(sn.parent, 'parent')}`;
-  out += `,"tree":${encodeId(sn.tree, 'tree')},"paths":${strings(sn.paths)}`;
-  if (sn.hostname) out += `,"hostname":${goJsonString(sn.hostname)}`;
-  if (sn.username) out += `,"username":${goJsonString(sn.username)}`;
+  const w = new JsonWriter(1024);
+  writeTime(w, '{"time":', sn.time, 'time');
+  if (sn.parent) writeId(w, ',"parent":', sn.parent, 'parent');
+  writeId(w, ',"tree":', sn.tree, 'tree');
+  writeStrings(w, ',"paths":', sn.paths);
+  if (sn.hostname) {
+    w.ascii(',"hostname":');
+    w.string(sn.hostname);
+  }
+  if (sn.username) {
+    w.ascii(',"username":');
+    w.string(sn.username);
+  }
   for (const key of ['uid', 'gid'] as const) {
     const v = sn[key];
     if (v === undefined || v === 0) continue;
     if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) fail('encodeSnapshot', `${key} is not a uint32`);
-    out += `,"${key}":${goJsonUint(v)}`;
+    w.ascii(`,"${key}":${goJsonUint(v)}`);
   }
-  if (sn.excludes?.length) out += `,"excludes":${strings(sn.excludes)}`;
-  if (sn.tags?.length) out += `,"tags":${strings(sn.tags)}`;
-  if (sn.original) out += `,"original":${encodeId(sn.original, 'original')}`;
-  if (sn.programVersion) out += `,"program_version":${goJsonString(sn.programVersion)}`;
-  if (sn.summary) out += `,"summary":${encodeSummary(sn.summary)}`;
+  if (sn.excludes?.length) writeStrings(w, ',"excludes":', sn.excludes);
+  if (sn.tags?.length) writeStrings(w, ',"tags":', sn.tags);
+  if (sn.original) writeId(w, ',"original":', sn.original, 'original');
+  if (sn.programVersion) {
+    w.ascii(',"program_version":');
+    w.string(sn.programVersion);
+  }
+  if (sn.summary) writeSummary(w, sn.summary);
   if (opts.keepUnknown && sn.unknown) {
-    for (const [k, v] of sn.unknown) out += `,${goJsonString(k)}:${goJsonValue(v)}`;
+    for (const [k, v] of sn.unknown) w.utf8(`,${goJsonString(k)}:${goJsonValue(v)}`);
   }
-  return utf8Encode(out + '}');
+  w.byte(0x7d);
+  return w.bytes();
 }
 
 function decodeSummary(v: JsonValue, bad: (m: string) => never): SnapshotSummary {
@@ -133,6 +134,14 @@ function decodeSummary(v: JsonValue, bad: (m: string) => never): SnapshotSummary
 
 /** Reads a snapshot file's JSON (restic's or rustic's). */
 export function decodeSnapshot(json: Uint8Array | string): Snapshot {
+  if (typeof json === 'string') {
+    return (isWellFormed(json) ? readSnapshotFast(utf8Encode(json)) : undefined) ?? decodeSnapshotStrict(json);
+  }
+  return readSnapshotFast(json) ?? decodeSnapshotStrict(json);
+}
+
+/** decodeSnapshot without the fast path: the reference it must agree with (see fast-path.test.ts). */
+export function decodeSnapshotStrict(json: Uint8Array | string): Snapshot {
   const op = 'decodeSnapshot';
   const bad = (m: string): never => fail(op, m);
   let doc: JsonValue;

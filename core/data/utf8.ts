@@ -57,7 +57,10 @@ export function isValidUtf8(b: Uint8Array): boolean {
  * the text shown for a name with broken UTF-8 is what restic shows.
  */
 export function utf8DecodeGo(b: Uint8Array): string {
-  if (isValidUtf8(b)) return lossyDecoder.decode(b);
+  // The native decoder is right unless the bytes are invalid, and then its text has a U+FFFD
+  // (TextDecoder's fatal mode would tell directly, but is many times slower in Node 20).
+  const text = lossyDecoder.decode(b);
+  if (text.indexOf('\ufffd') < 0 || isValidUtf8(b)) return text;
   let out = '';
   for (let i = 0; i < b.length; ) {
     const [cp, w] = decodeRune(b, i);
@@ -65,6 +68,14 @@ export function utf8DecodeGo(b: Uint8Array): string {
     i += w;
   }
   return out;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** No lone surrogates (String.prototype.isWellFormed, where the engine has it). */
+export function isWellFormed(s: string): boolean {
+  const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(s) : !LONE_SURROGATE.test(s);
 }
 
 /** Byte-wise comparison: Go's `<` on strings, i.e. the order of UTF-8 bytes. */
