@@ -4,7 +4,6 @@
 // (rustic's extra fields, escapes, other key order or case, …) returns undefined and the
 // strict reader decides.
 
-import type { GoTime } from './go-time';
 import { JsonCursor } from './json-cursor';
 import type { Snapshot } from './snapshot';
 import { SUMMARY_FIELDS, type SnapshotSummary } from './snapshot-summary';
@@ -14,19 +13,29 @@ function uint32(c: JsonCursor): number | undefined {
   return v < 0 || v > 0xffffffff ? undefined : v;
 }
 
+// `,"files_new":` … in Go struct order.
+const SUMMARY_KEYS = SUMMARY_FIELDS.map(([key]) => `,"${key}":`);
+
 function summary(c: JsonCursor): SnapshotSummary | undefined {
-  let backupStart: GoTime | undefined;
-  let backupEnd: GoTime | undefined;
-  if (!c.lit('{"backup_start":') || !(backupStart = c.time())) return undefined;
-  if (!c.lit(',"backup_end":') || !(backupEnd = c.time())) return undefined;
-  const s = { backupStart, backupEnd } as SnapshotSummary;
-  for (const [key, prop] of SUMMARY_FIELDS) {
-    if (!c.char(0x2c) || !c.char(0x22) || !c.lit(key) || !c.lit('":')) return undefined;
-    const v = c.uint(); // data_blobs / tree_blobs are Go ints: a negative one goes the slow way
-    if (v < 0) return undefined;
-    s[prop] = v;
+  if (!c.lit('{"backup_start":')) return undefined;
+  const backupStart = c.time();
+  if (!backupStart || !c.lit(',"backup_end":')) return undefined;
+  const backupEnd = c.time();
+  if (!backupEnd) return undefined;
+  const v: number[] = [];
+  for (let k = 0; k < SUMMARY_KEYS.length; k++) {
+    if (!c.lit(SUMMARY_KEYS[k]!)) return undefined;
+    const n = c.uint(); // data_blobs / tree_blobs are Go ints: a negative one goes the slow way
+    if (n < 0) return undefined;
+    v.push(n);
   }
-  return c.char(0x7d) ? s : undefined;
+  if (!c.char(0x7d)) return undefined;
+  // Property order as the strict reader sets them (SUMMARY_FIELDS order).
+  return {
+    backupStart, backupEnd, filesNew: v[0]!, filesChanged: v[1]!, filesUnmodified: v[2]!, dirsNew: v[3]!,
+    dirsChanged: v[4]!, dirsUnmodified: v[5]!, dataBlobs: v[6]!, treeBlobs: v[7]!, dataAdded: v[8]!,
+    dataAddedPacked: v[9]!, totalFilesProcessed: v[10]!, totalBytesProcessed: v[11]!,
+  };
 }
 
 export function readSnapshotFast(b: Uint8Array): Snapshot | undefined {

@@ -74,13 +74,19 @@ function writeStrings(w: JsonWriter, key: string, list: readonly string[]): void
   w.byte(0x5d);
 }
 
+// [`,"key":`, property, Go kind]
+const SUMMARY_OUT = SUMMARY_FIELDS.map(([key, prop, kind]) => [`,"${key}":`, prop, kind] as const);
+
 function writeSummary(w: JsonWriter, s: SnapshotSummary): void {
   writeTime(w, ',"summary":{"backup_start":', s.backupStart, 'backup_start');
   writeTime(w, ',"backup_end":', s.backupEnd, 'backup_end');
-  for (const [key, prop, kind] of SUMMARY_FIELDS) {
+  for (let k = 0; k < SUMMARY_OUT.length; k++) {
+    const [key, prop, kind] = SUMMARY_OUT[k]!;
     const v = s[prop];
-    if (!Number.isSafeInteger(v) || (kind === 'uint' && v < 0)) fail('encodeSnapshot', `summary.${key} out of range`);
-    w.ascii(`,"${key}":${v}`);
+    if (!Number.isSafeInteger(v) || (kind === 'uint' && v < 0)) fail('encodeSnapshot', `summary.${SUMMARY_FIELDS[k]![0]} out of range`);
+    w.ascii(key);
+    if (v >= 0) w.uint(v);
+    else w.ascii(String(v));
   }
   w.byte(0x7d);
 }
