@@ -18,6 +18,7 @@ export interface BrowserPoolOptions {
   maxWorkers?: number;
   jobsPerWorker?: number;
   uploadsPerWorker?: number;
+  sha256?: 'auto' | 'webcrypto' | 'wasm';
 }
 
 export const DEFAULT_MAX_WORKERS = 6;
@@ -51,6 +52,7 @@ export function browserPool(opts: BrowserPoolOptions): PoolFactory {
       packSize: settings.packSize,
       location: opts.location,
       uploads: opts.uploadsPerWorker ?? 1,
+      sha256: opts.sha256,
     };
     const jobs = new Map<number, Job>();
     const flushes = new Map<number, { resolve: () => void; reject: (e: unknown) => void; worker: SaverState }>();

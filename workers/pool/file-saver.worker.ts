@@ -8,6 +8,7 @@ import { Key } from '../../core/crypto/keys';
 import { FileSaver } from '../../core/archiver/file-saver';
 import { PackerManager } from '../../core/repository/packer-manager';
 import { initWasm } from '../wasm';
+import { chooseSha256 } from '../sha256-choice';
 import { openBackend } from '../location';
 import { browserFileReader } from '../source/file-reader';
 import type { FromSaver, SaverInit, ToSaver } from './messages';
@@ -35,7 +36,7 @@ const claim = (id: string) =>
   });
 
 async function start(init: SaverInit): Promise<void> {
-  await initWasm();
+  await Promise.all([initWasm(), chooseSha256(init.sha256)]);
   const backend = await openBackend(init.location);
   const key = new Key(init.key.encrypt, init.key.macK, init.key.macR);
   packs = new PackerManager({ key, saver: backend, packSize: init.packSize, uploads: init.uploads, onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }) });
@@ -51,12 +52,25 @@ scope.onmessage = (ev: MessageEvent<ToSaver>) => {
         (e) => post({ type: 'initError', error: serializeError(e) }),
       );
       break;
-    case 'job':
-      saver!.save(m.job, (n) => post({ type: 'bytes', jobId: m.jobId, n })).then(
-        (result) => post({ type: 'done', jobId: m.jobId, result }),
-        (e) => post({ type: 'failed', jobId: m.jobId, error: serializeError(e) }),
+    case 'job': {
+      // Progress in bytes goes out a few times a second, not once per chunk: each message
+      // wakes the coordinator, and per-chunk messages cost more than they tell.
+      let pending = 0;
+      const flushBytes = () => {
+        if (pending > 0) post({ type: 'bytes', jobId: m.jobId, n: pending });
+        pending = 0;
+      };
+      const timer = setInterval(flushBytes, 200);
+      const end = () => {
+        clearInterval(timer);
+        flushBytes();
+      };
+      saver!.save(m.job, (n) => void (pending += n)).then(
+        (result) => (end(), post({ type: 'done', jobId: m.jobId, result })),
+        (e) => (end(), post({ type: 'failed', jobId: m.jobId, error: serializeError(e) })),
       );
       break;
+    }
     case 'claimed':
       waiting.get(m.reqId)?.(m.results);
       waiting.delete(m.reqId);

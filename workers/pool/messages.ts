@@ -17,6 +17,8 @@ export interface SaverInit {
   /** Opened by the saver itself: directory handles and S3 settings are cloneable. */
   location: RepoLocation;
   uploads: number;
+  /** Benchmarks only: force a SHA-256 implementation instead of timing both. */
+  sha256?: 'auto' | 'webcrypto' | 'wasm';
 }
 
 export type ToSaver =

@@ -6,7 +6,7 @@ import * as Comlink from 'comlink';
 import type { EngineApi } from '../../../workers/api';
 import { startDownload } from '../../../workers/client/download';
 
-type Engine = Comlink.Remote<EngineApi & { setSaverWorkers(n: number | undefined): Promise<void>; tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number }): Promise<void> }>;
+type Engine = Comlink.Remote<EngineApi & { setSaverWorkers(n: number | undefined): Promise<void>; tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void> }>;
 
 const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
 const engine = Comlink.wrap(worker) as unknown as Engine;

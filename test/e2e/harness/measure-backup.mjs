@@ -35,6 +35,24 @@ function kindOf(cmd) {
   return sub ? `utility:${sub.split('.')[0]}` : type;
 }
 
+const HZ = 100;
+/** utime + stime of this profile's Chromium processes, in seconds (alive ones only). */
+function cpuSeconds() {
+  let cpu = 0;
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(profile)) continue;
+      const st = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      cpu += (Number(f[11]) + Number(f[12])) / HZ;
+    } catch {
+      // exited
+    }
+  }
+  return cpu;
+}
+
 function sample() {
   const out = {};
   for (const e of fs.readdirSync('/proc')) {
@@ -84,7 +102,7 @@ try {
     const env = JSON.parse(fs.readFileSync(opt('--s3-env'), 'utf8'));
     loc = { kind: 's3', endpoint: env.endpoint, region: env.region, bucket: env.bucket, prefix: `measure-${Date.now()}`, pathStyle: true, auth: { type: 'keys', accessKeyId: env.accessKeyId, secretAccessKey: env.secretAccessKey } };
   }
-  const tune = { workers, jobsPerWorker: opt('--jobs') ? Number(opt('--jobs')) : undefined, packSize: opt('--pack-mib') ? Number(opt('--pack-mib')) * MiB : undefined };
+  const tune = { workers, jobsPerWorker: opt('--jobs') ? Number(opt('--jobs')) : undefined, packSize: opt('--pack-mib') ? Number(opt('--pack-mib')) * MiB : undefined, sha256: opt('--sha256') };
   await page.evaluate(async ({ loc, tune }) => {
     await window.harness.engine.tune(tune);
     await window.harness.engine.createRepository(loc, 'measure');
@@ -98,12 +116,14 @@ try {
       for (const [k, v] of Object.entries(sample())) peak[k] = Math.max(peak[k] ?? 0, v);
     }, 250);
     const t0 = Date.now();
+    const c0 = cpuSeconds();
     const r = await page.evaluate(async () => {
       const files = [...document.getElementById('pick').files];
       const res = await window.harness.engine.backup({ source: { kind: 'files', files, relativePaths: files.map((f) => f.webkitRelativePath) } });
       return { filesRead: res.filesRead, bytes: res.summary.totalBytesProcessed, added: res.summary.dataAdded, durationMs: res.durationMs, stats: await window.harness.engine.stats() };
     });
     const wall = (Date.now() - t0) / 1000;
+    const cpu = cpuSeconds() - c0;
     clearInterval(timer);
     const total = Object.values(peak).reduce((a, b) => a + b, 0);
     console.log(
@@ -111,6 +131,7 @@ try {
         run,
         wallS: wall,
         mbPerS: +(r.bytes / 1e6 / wall).toFixed(1),
+        cpuS: +cpu.toFixed(1),
         filesRead: r.filesRead,
         bytes: r.bytes,
         saverWorkers: r.stats.saverWorkers,

@@ -19,6 +19,8 @@ export default defineConfig({
     target: 'es2022',
     assetsInlineLimit: (file) => (file.endsWith('.wasm') ? false : undefined),
     sourcemap: true,
+    // CAIRN_HARNESS_MINIFY=0 keeps function names readable in CPU profiles.
+    minify: process.env['CAIRN_HARNESS_MINIFY'] !== '0',
   },
   worker: { format: 'es' },
   preview: { headers: { ...securityHeaders, 'Content-Security-Policy': contentSecurityPolicy() } },
