@@ -8,10 +8,21 @@ export type ID = string;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+const HEX_CODES = new TextEncoder().encode('0123456789abcdef');
+const codes = new Uint16Array(64);
+
+/** Bytes → lower-case hex, as a flat string (a `+=` rope costs every later reader a copy). */
 export function toHex(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]!]!;
-  return s;
+  if (b.length > 32) {
+    let s = '';
+    for (let i = 0; i < b.length; i++) s += HEX[b[i]!]!;
+    return s;
+  }
+  for (let i = 0; i < b.length; i++) {
+    codes[2 * i] = HEX_CODES[b[i]! >> 4]!;
+    codes[2 * i + 1] = HEX_CODES[b[i]! & 15]!;
+  }
+  return String.fromCharCode.apply(null, codes.subarray(0, 2 * b.length) as unknown as number[]);
 }
 
 const NIBBLE = new Int8Array(128).fill(-1);
