@@ -182,9 +182,9 @@ describe('check', () => {
   it.each([
     ['a file with a nil content list', `{"name":"nil.txt","type":"file",${T},"content":null}`],
     ['a dir without subtree', `{"name":"nosub","type":"dir",${T},"content":null}`],
-  ])('trees: %s makes the tree BAD_TREE', async (_what, node) => {
+  ])('trees: %s is reported for that node, as restic does', async (_what, node) => {
     // restic decodes such trees and reports the one node ("has nil blob list", "subtree id is
-    // null"); our tree decoder (core/data) refuses the whole tree, so check reports the tree.
+    // null"); so do we.
     const { repo } = await healthy();
     const tree = text(`{"nodes":[${node}]}\n`);
     await storeIndexed(repo, [{ type: 'tree', plain: tree }]);
@@ -193,6 +193,7 @@ describe('check', () => {
     const r = await check(fresh);
     expect(kinds(r.problems)).toEqual(['tree:BAD_TREE']);
     expect(r.problems[0]!.blob).toBe(await hashID(tree));
+    expect(r.problems[0]!.message).toMatch(/has nil blob list|subtree id is null/);
     expect(r.ok).toBe(false);
   });
 

@@ -12,6 +12,10 @@ import { inProcessPool } from '../archiver/pool';
 import { lookupPath } from '../walker';
 import { parsePattern } from '../util/pattern';
 import { restore, type RestoreOptions } from './restorer';
+import { PackerManager } from '../repository/packer-manager';
+import { encodeBlob } from '../repository/blob-codec';
+import { hashID } from '../id';
+import type { IndexPack } from '../index/index-file';
 import type { FileWriter, RestoreTarget } from './target';
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -289,6 +293,27 @@ describe('restorer', () => {
       expect(result.errors.map((e) => [e.path, e.code])).toEqual([['/a/b/notes.txt', 'SOURCE_READ']]);
       expect(target.text('a/b/copy-of-notes.txt')).toBe('some notes\n');
       expect(result.files).toBe(7);
+    });
+
+    it('a file without content list and a dir without subtree fail alone (restic reads such trees)', async () => {
+      const { repo } = await fixture();
+      const T = '"mtime":"2020-09-13T12:26:40Z","atime":"2020-09-13T12:26:40Z","ctime":"2020-09-13T12:26:40Z","uid":0,"gid":0';
+      const ok = text('fine\n');
+      const tree = text(
+        `{"nodes":[{"name":"broken","type":"file",${T},"content":null},{"name":"fine.txt","type":"file",${T},"size":5,"content":["${await hashID(ok)}"]},{"name":"hollow","type":"dir",${T},"content":null}]}\n`,
+      );
+      const saved: IndexPack[] = [];
+      const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
+      for (const [type, plain] of [['data', ok], ['tree', tree]] as const) {
+        const enc = await encodeBlob(repo.key, type, plain, 2, 'auto');
+        await pm.add(type, await hashID(plain), enc.sealed, enc.uncompressedLength);
+      }
+      await pm.flush();
+      for (const p of saved) repo.index.addPack(p.id, p.blobs);
+      const { target, result } = await runRestore(repo, await hashID(tree));
+      expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual([['/broken', 'BAD_TREE'], ['/hollow', 'BAD_TREE']]);
+      expect(target.text('fine.txt')).toBe('fine\n');
+      expect(target.files.has('broken')).toBe(false);
     });
 
     it('cancelling stops the restore with ABORTED', async () => {

@@ -106,6 +106,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
         await ensureDir(path);
         dirs.push({ path, node });
         result.dirs++;
+        if (!node.subtree) fail(path, new CairnError('BAD_TREE', `directory ${JSON.stringify(node.name)} has no subtree; its contents are lost`));
       }
       continue;
     }
@@ -114,7 +115,8 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
     try {
       if (node.type === 'symlink') await target.symlink(path, node.linkTarget ?? '');
       else if (node.type === 'file') {
-        const content = node.content ?? [];
+        if (!node.content) throw new CairnError('BAD_TREE', `file ${JSON.stringify(node.name)} has no content list`);
+        const content = node.content;
         const locs = content.map((id) => {
           const loc = repo.index.lookup('data', id);
           if (!loc) throw new CairnError('BLOB_NOT_FOUND', `data blob ${id.slice(0, 8)} is not in any index`, { detail: { blob: id } });
