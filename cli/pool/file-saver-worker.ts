@@ -45,13 +45,31 @@ async function main(init: WorkerInit): Promise<void> {
 
   const saver = new FileSaver({ key, polynomial: init.polynomial, version: init.version, compression: init.compression, packs, reader: nodeFileReader, claim });
 
+  // Progress bytes go out at most every 200 ms per job (a message per chunk costs more than
+  // the chunk's hashing for small files).
+  const unsent = new Map<number, number>();
+  const flushBytes = (jobId: number) => {
+    const n = unsent.get(jobId);
+    unsent.delete(jobId);
+    if (n) post({ type: 'bytes', jobId, n });
+  };
+  const addBytes = (jobId: number, n: number) => {
+    if (unsent.size === 0) setTimeout(() => [...unsent.keys()].forEach(flushBytes), 200);
+    unsent.set(jobId, (unsent.get(jobId) ?? 0) + n);
+  };
   const abort = new AbortController();
   port.on('message', (m: ToWorker) => {
     switch (m.type) {
       case 'job':
-        saver.save(m.job, (n) => post({ type: 'bytes', jobId: m.jobId, n }), abort.signal).then(
-          (result) => post({ type: 'done', jobId: m.jobId, result }),
-          (e) => post({ type: 'failed', jobId: m.jobId, error: serializeError(e) }),
+        saver.save(m.job, (n) => addBytes(m.jobId, n), abort.signal).then(
+          (result) => {
+            flushBytes(m.jobId);
+            post({ type: 'done', jobId: m.jobId, result });
+          },
+          (e) => {
+            flushBytes(m.jobId);
+            post({ type: 'failed', jobId: m.jobId, error: serializeError(e) });
+          },
         );
         break;
       case 'claimed':

@@ -19,11 +19,12 @@ export interface NodePoolOptions {
   uploadsPerWorker?: number;
 }
 
-function workerEntry(): { url: URL; execArgv: string[] } {
+function workerEntry(): { url: URL; execArgv: string[] | undefined } {
   const here = import.meta.url;
-  // Bundled CLI: dist/cli/file-saver-worker.mjs sits next to cairn.mjs. From sources (tests): use tsx.
+  // Bundled CLI: dist/cli/file-saver-worker.mjs sits next to cairn.mjs and inherits node's flags
+  // (--cpu-prof profiles the workers too). From sources (tests): use tsx.
   if (here.endsWith('.ts')) return { url: new URL('./file-saver-worker.ts', here), execArgv: ['--import', 'tsx'] };
-  return { url: new URL('./file-saver-worker.mjs', here), execArgv: [] };
+  return { url: new URL('./file-saver-worker.mjs', here), execArgv: undefined };
 }
 
 interface Job {
@@ -41,7 +42,7 @@ interface WorkerState {
 export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
   return async (settings, hooks, signal) => {
     const threads = Math.max(1, opts.threads ?? os.availableParallelism());
-    const perWorker = opts.jobsPerWorker ?? 2;
+    const perWorker = opts.jobsPerWorker ?? Number(process.env.CAIRN_JOBS ?? 2);
     const init: WorkerInit = {
       key: { encrypt: settings.key.encrypt, macK: settings.key.macK, macR: settings.key.macR },
       polynomial: settings.polynomial,

@@ -4,11 +4,12 @@
 // never cross a thread boundary. Only IDs, counts and index entries leave.
 
 import { CairnError, throwIfAborted } from '../errors';
-import { Chunker, chunkStream } from '../chunker';
+import { Chunker, MAX_SIZE } from '../chunker';
 import type { Pol } from '../chunker/polynomial';
 import type { Key } from '../crypto/keys';
 import { hashID, type ID } from '../id';
-import { encodeBlob, type CompressionMode } from '../repository/blob-codec';
+import { prepareBlob, type CompressionMode } from '../repository/blob-codec';
+import { EXTENSION, sealInto } from '../crypto/seal';
 import type { PackerManager } from '../repository/packer-manager';
 import type { FileContentReader, FileRef } from './source';
 
@@ -43,9 +44,18 @@ export interface FileSaverDeps {
   claim(id: ID): Promise<boolean>;
 }
 
+/** Bytes read at a time. */
+const PIECE = 1 << 20;
+
 export class FileSaver {
   readonly #deps: FileSaverDeps;
   readonly #chunkers: Chunker[] = [];
+  /**
+   * Reused chunk buffers, one per file being saved at once: the file is read straight into
+   * one, the chunker scans the new bytes, and each chunk is hashed and sealed from it in
+   * place (hashing and sealing copy what they keep), so no piece or chunk is allocated.
+   */
+  readonly #buffers: Uint8Array[] = [];
 
   constructor(deps: FileSaverDeps) {
     this.#deps = deps;
@@ -54,28 +64,68 @@ export class FileSaver {
   async save(job: FileJob, onBytes?: (n: number) => void, signal?: AbortSignal): Promise<FileSaved> {
     const d = this.#deps;
     const chunker = this.#chunkers.pop() ?? new Chunker(d.polynomial);
+    const buf = this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE);
     chunker.reset();
     const out: FileSaved = { content: [], size: 0, blobsNew: 0, bytesNew: 0, bytesStored: 0, changed: false };
-    try {
-      for await (const chunk of chunkStream(chunker, d.reader.read(job.ref, job.size, signal))) {
-        throwIfAborted(signal);
-        const id = await hashID(chunk);
-        out.content.push(id);
-        out.size += chunk.length;
-        if (await d.claim(id)) {
-          const blob = await encodeBlob(d.key, 'data', chunk, d.version, d.compression);
-          await d.packs.add('data', id, blob.sealed, blob.uncompressedLength);
-          out.blobsNew++;
-          out.bytesNew += chunk.length;
-          out.bytesStored += blob.sealed.length;
-        }
-        onBytes?.(chunk.length);
+    const saveChunk = async (chunk: Uint8Array) => {
+      throwIfAborted(signal);
+      const id = await hashID(chunk);
+      out.content.push(id);
+      out.size += chunk.length;
+      if (await d.claim(id)) {
+        const blob = prepareBlob('data', chunk, d.version, d.compression);
+        const length = blob.payload.length + EXTENSION;
+        await d.packs.addWith('data', id, length, blob.uncompressedLength, (dst) => sealInto(d.key, blob.payload, dst));
+        out.blobsNew++;
+        out.bytesNew += chunk.length;
+        out.bytesStored += length;
       }
+      onBytes?.(chunk.length);
+    };
+    let filled = 0;
+    // New bytes buf[from, filled) were just added: cut and save every chunk they complete.
+    const scan = async (from: number) => {
+      for (;;) {
+        const n = chunker.scan(buf.subarray(from, filled));
+        if (n < 0) return;
+        const end = from + n;
+        await saveChunk(buf.subarray(0, end));
+        buf.copyWithin(0, end, filled);
+        filled -= end;
+        from = 0;
+      }
+    };
+    try {
+      if (d.reader.open) {
+        const file = await d.reader.open(job.ref, job.size, signal);
+        try {
+          for (;;) {
+            throwIfAborted(signal);
+            const n = await file.readInto(buf.subarray(filled, filled + PIECE));
+            if (n === 0) break;
+            filled += n;
+            await scan(filled - n);
+          }
+        } finally {
+          await file.close();
+        }
+      } else {
+        for await (const piece of d.reader.read(job.ref, job.size, signal)) {
+          for (let at = 0; at < piece.length; at += PIECE) {
+            const part = piece.subarray(at, at + PIECE);
+            buf.set(part, filled);
+            filled += part.length;
+            await scan(filled - part.length);
+          }
+        }
+      }
+      if (filled > 0) await saveChunk(buf.subarray(0, filled));
     } catch (e) {
       if (e instanceof CairnError) throw e;
       throw new CairnError('INTERNAL', `saving ${job.path}: ${(e as Error).message}`, { cause: e, detail: { path: job.path } });
     } finally {
       this.#chunkers.push(chunker);
+      this.#buffers.push(buf);
     }
     out.changed = out.size !== job.size;
     return out;

@@ -5,8 +5,11 @@
 
 export interface Primitives {
   sha256(data: Uint8Array): Promise<Uint8Array>;
-  /** AES-256-CTR with the whole 16-byte IV as one big-endian 128-bit counter (Go's cipher.NewCTR). */
-  aes256ctr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Promise<Uint8Array>;
+  /**
+   * AES-256-CTR with the whole 16-byte IV as one big-endian 128-bit counter (Go's
+   * cipher.NewCTR). Writes into `out` (same length as `data`) when given, else a new array.
+   */
+  aes256ctr(key: Uint8Array, iv: Uint8Array, data: Uint8Array, out?: Uint8Array): Promise<Uint8Array>;
   /** One raw AES-128 block encryption (ECB of a single block), used for Poly1305-AES's nonce. */
   aes128block(key: Uint8Array, block: Uint8Array): Promise<Uint8Array>;
   scrypt(password: Uint8Array, salt: Uint8Array, N: number, r: number, p: number, dkLen: number): Promise<Uint8Array>;
@@ -33,9 +36,12 @@ export const webPrimitives: Primitives = {
   async sha256(data) {
     return new Uint8Array(await subtle().digest('SHA-256', data as BufferSource));
   },
-  async aes256ctr(key, iv, data) {
+  async aes256ctr(key, iv, data, out) {
     const k = await ctrKey(key);
-    return new Uint8Array(await subtle().encrypt({ name: 'AES-CTR', counter: iv as BufferSource, length: 128 }, k, data as BufferSource));
+    const ct = new Uint8Array(await subtle().encrypt({ name: 'AES-CTR', counter: iv as BufferSource, length: 128 }, k, data as BufferSource));
+    if (!out) return ct;
+    out.set(ct);
+    return out;
   },
   async aes128block(key, block) {
     // WebCrypto has no ECB; CTR with counter = block over 16 zero bytes yields E_k(block).

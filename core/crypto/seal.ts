@@ -30,13 +30,22 @@ function newIV(): Uint8Array {
 
 /** Encrypts and authenticates `plaintext`; returns IV || ciphertext || tag. */
 export async function seal(key: Key, plaintext: Uint8Array): Promise<Uint8Array> {
+  return sealInto(key, plaintext, new Uint8Array(plaintext.length + EXTENSION));
+}
+
+/**
+ * Seals `plaintext` into `dst` (exactly plaintext.length + 32 bytes, e.g. its place in a
+ * pack), so the ciphertext is written once, where it is stored. Returns `dst`.
+ */
+export async function sealInto(key: Key, plaintext: Uint8Array, dst: Uint8Array): Promise<Uint8Array> {
+  if (dst.length !== plaintext.length + EXTENSION) throw new CairnError('INTERNAL', 'seal: destination has the wrong size');
   const iv = newIV();
-  const ct = await primitives().aes256ctr(key.encrypt, iv, plaintext);
-  const out = new Uint8Array(IV_SIZE + ct.length + MAC_SIZE);
-  out.set(iv, 0);
-  out.set(ct, IV_SIZE);
-  out.set(poly1305(await macKey(key, iv), ct), IV_SIZE + ct.length);
-  return out;
+  const mac = macKey(key, iv);
+  dst.set(iv, 0);
+  const ct = dst.subarray(IV_SIZE, IV_SIZE + plaintext.length);
+  await primitives().aes256ctr(key.encrypt, iv, plaintext, ct);
+  dst.set(poly1305(await mac, ct), IV_SIZE + plaintext.length);
+  return dst;
 }
 
 /**

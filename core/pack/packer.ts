@@ -1,5 +1,10 @@
 // Assembles one pack: sealed blobs back to back, then the sealed header and its length.
 // The pack's name is the SHA-256 of its finished bytes, so it is only known at the end.
+//
+// Blobs are sealed straight into the pack's buffer: `reserve` hands out the exact region a
+// blob will occupy, the caller seals into it, and `finish` appends the header in place. The
+// buffer is handed back by the manager after upload and reused, so a backup allocates a few
+// pack buffers in all instead of copying every blob twice into fresh memory.
 
 import { EXTENSION, seal } from '../crypto/seal';
 import type { Key } from '../crypto/keys';
@@ -11,15 +16,22 @@ export const DEFAULT_PACK_SIZE = 16 * 1024 * 1024;
 
 export interface FinishedPack {
   id: ID;
+  /** The pack's bytes: a view of the packer's buffer. */
   bytes: Uint8Array;
   blobs: PackedBlob[];
+  /** The whole buffer, for reuse once `bytes` is stored. */
+  buffer: Uint8Array;
 }
 
 export class Packer {
-  readonly #parts: Uint8Array[] = [];
+  #buf: Uint8Array;
   readonly #blobs: PackedBlob[] = [];
   #size = 0;
   #headerSize = 0;
+
+  constructor(buffer: Uint8Array = new Uint8Array(0)) {
+    this.#buf = buffer;
+  }
 
   /** Bytes of blob data so far (what restic compares with the target pack size). */
   get size(): number {
@@ -35,29 +47,46 @@ export class Packer {
     return this.#headerSize + 41 + EXTENSION > MAX_HEADER_SIZE;
   }
 
-  /** Appends a sealed blob. `uncompressedLength` is 0 for blobs stored as is. */
-  add(type: BlobType, id: ID, sealed: Uint8Array, uncompressedLength: number): PackedBlob {
-    const blob: PackedBlob = { type, id, offset: this.#size, length: sealed.length, uncompressedLength };
-    this.#parts.push(sealed);
+  /** Can a blob of `length` sealed bytes be reserved without moving the buffer? */
+  fits(length: number): boolean {
+    return this.#size + length <= this.#buf.length;
+  }
+
+  /**
+   * Records a blob and returns the region of the buffer its sealed bytes go to. Regions stay
+   * valid: the buffer only grows while the packer is empty (nothing reserved yet).
+   */
+  reserve(type: BlobType, id: ID, length: number, uncompressedLength: number): Uint8Array {
+    if (!this.fits(length)) {
+      const bigger = new Uint8Array(Math.max(this.#size + length, this.#buf.length * 2));
+      bigger.set(this.#buf.subarray(0, this.#size));
+      this.#buf = bigger;
+    }
+    const blob: PackedBlob = { type, id, offset: this.#size, length, uncompressedLength };
     this.#blobs.push(blob);
-    this.#size += sealed.length;
+    this.#size += length;
     this.#headerSize += entrySize(blob);
-    return blob;
+    return this.#buf.subarray(blob.offset, blob.offset + length);
+  }
+
+  /** Appends an already sealed blob (a copy). `uncompressedLength` is 0 for blobs stored as is. */
+  add(type: BlobType, id: ID, sealed: Uint8Array, uncompressedLength: number): PackedBlob {
+    this.reserve(type, id, sealed.length, uncompressedLength).set(sealed);
+    return this.#blobs[this.#blobs.length - 1]!;
   }
 
   /** Seals the header, appends it and its length, hashes the whole pack. */
   async finish(key: Key): Promise<FinishedPack> {
     const header = await seal(key, encodeHeader(this.#blobs));
-    const bytes = new Uint8Array(this.#size + header.length + 4);
-    let o = 0;
-    for (const p of this.#parts) {
-      bytes.set(p, o);
-      o += p.length;
+    const total = this.#size + header.length + 4;
+    if (total > this.#buf.length) {
+      const bigger = new Uint8Array(total);
+      bigger.set(this.#buf.subarray(0, this.#size));
+      this.#buf = bigger;
     }
-    bytes.set(header, o);
-    o += header.length;
-    new DataView(bytes.buffer).setUint32(o, header.length, true);
-    this.#parts.length = 0;
-    return { id: await hashID(bytes), bytes, blobs: this.#blobs };
+    const bytes = this.#buf.subarray(0, total);
+    bytes.set(header, this.#size);
+    new DataView(bytes.buffer, bytes.byteOffset).setUint32(this.#size + header.length, header.length, true);
+    return { id: await hashID(bytes), bytes, blobs: this.#blobs, buffer: this.#buf };
   }
 }

@@ -36,6 +36,23 @@ function zstdLevel(mode: CompressionMode): number {
   return mode === 'max' ? 19 : 3;
 }
 
+export interface PreparedBlob {
+  /** What gets sealed: the plain bytes themselves, or their zstd frame. */
+  payload: Uint8Array;
+  /** 0 when stored as is. */
+  uncompressedLength: number;
+}
+
+/** Compresses a blob when that is allowed and pays off (see encodeBlob); does not seal it. */
+export function prepareBlob(type: BlobType, plain: Uint8Array, version: number, mode: CompressionMode): PreparedBlob {
+  const tryCompress = version >= 2 && (type === 'tree' || (mode !== 'off' && looksCompressible(plain)));
+  if (tryCompress && plain.length > 0) {
+    const z = compress(plain, type === 'tree' ? 3 : zstdLevel(mode));
+    if (z.length < plain.length) return { payload: z, uncompressedLength: plain.length };
+  }
+  return { payload: plain, uncompressedLength: 0 };
+}
+
 export async function encodeBlob(key: Key, type: BlobType, plain: Uint8Array, version: number, mode: CompressionMode): Promise<EncodedBlob> {
   // v1 repositories cannot hold compressed blobs; in v2 trees are always compressed (as restic).
   const tryCompress = version >= 2 && (type === 'tree' || (mode !== 'off' && looksCompressible(plain)));

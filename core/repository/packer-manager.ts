@@ -2,10 +2,14 @@
 // ones with bounded concurrency. A pack is reported through `onPackSaved` only after the
 // backend has stored it, so whoever writes the index never lists a pack that is not there
 // (restic's write order: packs → index → snapshot).
+//
+// Blobs are sealed straight into their place in the pack (`addWith`); finished packs' buffers
+// come back for reuse once stored.
 
 import type { Key } from '../crypto/keys';
+import { EXTENSION } from '../crypto/seal';
 import type { Saver } from '../backend/backend';
-import { throwIfAborted } from '../errors';
+import { CairnError, throwIfAborted } from '../errors';
 import { Packer, DEFAULT_PACK_SIZE, type FinishedPack } from '../pack/packer';
 import type { BlobType } from '../pack/header';
 import type { ID } from '../id';
@@ -21,12 +25,22 @@ export interface PackerManagerOptions {
   signal?: AbortSignal;
 }
 
+/** Largest blob a pack buffer is sized for up front: restic's maximum chunk, sealed. */
+const MAX_BLOB = 8 * 1024 * 1024 + EXTENSION;
+
+interface OpenPack {
+  packer: Packer;
+  /** Blobs still being sealed into this pack. */
+  fills: Set<Promise<void>>;
+}
+
 export class PackerManager {
   readonly #opts: PackerManagerOptions;
   readonly #packSize: number;
   readonly #maxUploads: number;
-  readonly #packers = new Map<BlobType, Packer>();
+  readonly #open = new Map<BlobType, OpenPack>();
   readonly #uploads = new Set<Promise<void>>();
+  readonly #free: Uint8Array[] = [];
   #failure: unknown;
 
   constructor(opts: PackerManagerOptions) {
@@ -35,30 +49,63 @@ export class PackerManager {
     this.#maxUploads = Math.max(1, opts.uploads ?? 2);
   }
 
-  /** Adds a sealed blob. Resolves once it is in a packer (waits while uploads are saturated). */
-  async add(type: BlobType, id: ID, sealed: Uint8Array, uncompressedLength: number): Promise<void> {
-    this.#check();
-    let p = this.#packers.get(type);
-    if (!p) {
-      p = new Packer();
-      this.#packers.set(type, p);
-    }
-    p.add(type, id, sealed, uncompressedLength);
-    if (p.size >= this.#packSize || p.headerFull()) {
-      this.#packers.delete(type);
-      await this.#startUpload(p);
-    }
+  /** Adds a sealed blob (copied into its pack). */
+  add(type: BlobType, id: ID, sealed: Uint8Array, uncompressedLength: number): Promise<void> {
+    return this.addWith(type, id, sealed.length, uncompressedLength, (dst) => void dst.set(sealed));
   }
 
-  async #startUpload(p: Packer): Promise<void> {
+  /**
+   * Adds a blob of `length` sealed bytes that `fill` writes into its region of the pack.
+   * Resolves once it is written (and, when it completed a pack, once an upload slot took
+   * that pack). A failing `fill` fails the manager: a pack with a half-written blob is never
+   * uploaded.
+   */
+  async addWith(type: BlobType, id: ID, length: number, uncompressedLength: number, fill: (dst: Uint8Array) => unknown): Promise<void> {
+    this.#check();
+    let open = this.#open.get(type);
+    if (open && open.packer.count > 0 && !open.packer.fits(length)) {
+      this.#open.delete(type);
+      await this.#startUpload(open);
+      open = this.#open.get(type);
+    }
+    if (!open) {
+      open = { packer: new Packer(this.#buffer()), fills: new Set() };
+      this.#open.set(type, open);
+    }
+    const dst = open.packer.reserve(type, id, length, uncompressedLength);
+    const full = open.packer.size >= this.#packSize || open.packer.headerFull();
+    if (full) this.#open.delete(type);
+    const filling = (async () => {
+      await fill(dst);
+    })();
+    open.fills.add(filling);
+    try {
+      await filling;
+    } catch (e) {
+      this.#failure ??= e instanceof CairnError ? e : new CairnError('INTERNAL', `sealing ${type} blob ${id.slice(0, 8)} failed`, { cause: e });
+      throw this.#failure;
+    } finally {
+      open.fills.delete(filling);
+    }
+    if (full) await this.#startUpload(open);
+  }
+
+  #buffer(): Uint8Array {
+    return this.#free.pop() ?? new Uint8Array(this.#packSize + MAX_BLOB + 64 * 1024);
+  }
+
+  async #startUpload(open: OpenPack): Promise<void> {
     while (this.#uploads.size >= this.#maxUploads) {
       await Promise.race(this.#uploads);
       this.#check();
     }
-    // Fix: the slot is taken synchronously, before the first await. Awaiting p.finish() first
-    // let every concurrent add() (file savers share one manager) pass the check above while
-    // the set was still small: 8 uploads ran at once with `uploads: 2`.
-    const job: Promise<void> = p.finish(this.#opts.key).then((f) => this.#upload(f)).then(
+    // The slot is taken synchronously, before the first await, so concurrent adds cannot
+    // all pass the check above while the set is still small.
+    const job: Promise<void> = (async () => {
+      await Promise.all(open.fills);
+      this.#check();
+      await this.#upload(await open.packer.finish(this.#opts.key));
+    })().then(
       () => {
         this.#uploads.delete(job);
       },
@@ -73,6 +120,8 @@ export class PackerManager {
   async #upload(f: FinishedPack): Promise<void> {
     throwIfAborted(this.#opts.signal);
     await this.#opts.saver.save({ type: 'data', name: f.id }, f.bytes, { signal: this.#opts.signal });
+    // Stored: the buffer may be refilled (keep as many as can be in use at once).
+    if (this.#free.length <= this.#maxUploads && f.buffer.length <= this.#packSize + MAX_BLOB + 64 * 1024) this.#free.push(f.buffer);
     await this.#opts.onPackSaved({ id: f.id, blobs: f.blobs }, f.bytes.length);
   }
 
@@ -84,15 +133,15 @@ export class PackerManager {
   /** Bytes waiting in open packers. */
   get pending(): number {
     let n = 0;
-    for (const p of this.#packers.values()) n += p.size;
+    for (const o of this.#open.values()) n += o.packer.size;
     return n;
   }
 
   /** Finishes the open packers and waits for every upload. */
   async flush(): Promise<void> {
-    for (const [type, p] of [...this.#packers]) {
-      this.#packers.delete(type);
-      if (p.count > 0) await this.#startUpload(p);
+    for (const [type, o] of [...this.#open]) {
+      this.#open.delete(type);
+      if (o.packer.count > 0) await this.#startUpload(o);
     }
     while (this.#uploads.size > 0) await Promise.race(this.#uploads);
     this.#check();
