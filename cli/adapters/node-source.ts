@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, read as readCb, readFileSync } from 'node:fs';
 import { CairnError } from '../../core/errors';
 import { GoTime } from '../../core/data/go-time';
 import { goFileModeFromUnix, nodeTypeFromGoFileMode, RESTIC_MODE_MASK } from '../../core/data/file-mode';
@@ -109,10 +109,9 @@ export const nodeSourceFS: SourceFS = {
 const NOATIME = fsConstants.O_NOATIME ?? 0;
 
 /**
- * Reads files to EOF (even past the scanned size). `open` reads synchronously into the
- * saver's buffer: it runs on a file-saver worker thread, where blocking is the point, and it
- * skips libuv's small shared thread pool and a promise per read (per-file cost matters with
- * many small files). `read` streams ~1 MiB pieces for callers that want them.
+ * Reads files to EOF (even past the scanned size). `open` opens synchronously (the inode is
+ * cached from the scan) and reads into the saver's buffer; `read` streams ~1 MiB pieces for
+ * callers that want them.
  */
 export const nodeFileReader: FileContentReader = {
   open(ref) {
@@ -130,11 +129,10 @@ export const nodeFileReader: FileContentReader = {
     }
     return {
       readInto(buf) {
-        try {
-          return readSync(fd, buf, 0, buf.length, null);
-        } catch (e) {
-          throw sourceError(p, e);
-        }
+        // Asynchronous, so a worker computes on another file while the disk reads this one.
+        return new Promise<number>((resolve, reject) => {
+          readCb(fd, buf, 0, buf.length, null, (e, n) => (e ? reject(sourceError(p, e)) : resolve(n)));
+        });
       },
       close() {
         closeSync(fd);

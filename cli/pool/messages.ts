@@ -1,6 +1,7 @@
 // Messages between the backup coordinator (main thread) and file-saver worker threads.
 // File bytes never cross: workers read, chunk, encrypt and upload themselves; only IDs,
-// counters and index entries travel.
+// counters and index entries travel. Jobs, results and progress travel in batches: with
+// many small files a message per file costs more than saving the file.
 
 import type { SerializedError } from '../../core/errors';
 import type { FileJob, FileSaved } from '../../core/archiver/file-saver';
@@ -16,10 +17,18 @@ export interface WorkerInit {
   packSize?: number;
   backend: BackendSpec;
   uploads: number;
+  /** Files saved at once (the rest of the worker's queue waits). */
+  parallel: number;
+}
+
+export interface JobResult {
+  jobId: number;
+  result?: FileSaved;
+  error?: SerializedError;
 }
 
 export type ToWorker =
-  | { type: 'job'; jobId: number; job: FileJob }
+  | { type: 'jobs'; jobs: { jobId: number; job: FileJob }[] }
   | { type: 'claimed'; reqId: number; results: boolean[] }
   | { type: 'flush'; reqId: number }
   | { type: 'abort' }
@@ -29,8 +38,8 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'initError'; error: SerializedError }
   | { type: 'claim'; reqId: number; ids: string[] }
-  | { type: 'bytes'; jobId: number; n: number }
-  | { type: 'done'; jobId: number; result: FileSaved }
-  | { type: 'failed'; jobId: number; error: SerializedError }
+  /** Progress of files still being read: bytes since the last report, per job. */
+  | { type: 'bytes'; progress: [jobId: number, n: number][] }
+  | { type: 'done'; results: JobResult[] }
   | { type: 'packSaved'; pack: IndexPack; size: number }
   | { type: 'flushed'; reqId: number; error?: SerializedError };

@@ -1,11 +1,13 @@
-// A FileSaverPool of worker threads (one per core by default). Jobs go to the least busy
-// worker; claims are answered synchronously from the coordinator's BlobRegistry.
+// A FileSaverPool of worker threads (one per core by default). Jobs go to the worker with
+// the shortest queue, in one message per worker per turn; claims are answered synchronously
+// from the coordinator's BlobRegistry. Many jobs may wait in a worker's queue (cheap: a path
+// and a size each) so small files stream through without a round trip each.
 
 import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CairnError, deserializeError } from '../../core/errors';
-import type { FileSaved } from '../../core/archiver/file-saver';
+import type { FileJob, FileSaved } from '../../core/archiver/file-saver';
 import type { FileSaverPool, PoolFactory } from '../../core/archiver/pool';
 import { deferred } from '../../core/util/concurrency';
 import type { BackendSpec } from '../location';
@@ -14,8 +16,10 @@ import type { FromWorker, ToWorker, WorkerInit } from './messages';
 export interface NodePoolOptions {
   backend: BackendSpec;
   threads?: number;
-  /** Files each worker works on at once (overlaps reading with hashing). */
-  jobsPerWorker?: number;
+  /** Files each worker saves at once (overlaps reading with hashing). */
+  parallelPerWorker?: number;
+  /** Files queued per worker (in flight from the archiver's point of view). */
+  queuePerWorker?: number;
   uploadsPerWorker?: number;
 }
 
@@ -31,18 +35,20 @@ interface Job {
   resolve: (r: FileSaved) => void;
   reject: (e: unknown) => void;
   onBytes?: (n: number) => void;
+  /** Bytes already reported through onBytes. */
+  reported: number;
   worker: WorkerState;
 }
 
 interface WorkerState {
   w: Worker;
-  busy: number;
+  queued: number;
+  outbox: { jobId: number; job: FileJob }[];
 }
 
 export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
   return async (settings, hooks, signal) => {
     const threads = Math.max(1, opts.threads ?? os.availableParallelism());
-    const perWorker = opts.jobsPerWorker ?? Number(process.env.CAIRN_JOBS ?? 2);
     const init: WorkerInit = {
       key: { encrypt: settings.key.encrypt, macK: settings.key.macK, macR: settings.key.macR },
       polynomial: settings.polynomial,
@@ -51,6 +57,7 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
       packSize: settings.packSize,
       backend: opts.backend,
       uploads: opts.uploadsPerWorker ?? 2,
+      parallel: opts.parallelPerWorker ?? 2,
     };
     const { url, execArgv } = workerEntry();
     const jobs = new Map<number, Job>();
@@ -58,11 +65,12 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
     let nextJob = 0;
     let nextFlush = 0;
     let fatal: unknown;
+    let closing = false;
 
     const start = (): Promise<WorkerState> => {
       const ready = deferred<WorkerState>();
       const w = new Worker(fileURLToPath(url), { workerData: init, execArgv });
-      const state: WorkerState = { w, busy: 0 };
+      const state: WorkerState = { w, queued: 0, outbox: [] };
       const send = (m: ToWorker) => w.postMessage(m);
       w.on('message', (m: FromWorker) => {
         switch (m.type) {
@@ -76,17 +84,25 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
             send({ type: 'claimed', reqId: m.reqId, results: m.ids.map((id) => hooks.claim(id)) });
             break;
           case 'bytes':
-            jobs.get(m.jobId)?.onBytes?.(m.n);
+            for (const [jobId, n] of m.progress) {
+              const j = jobs.get(jobId);
+              if (!j) continue;
+              j.reported += n;
+              j.onBytes?.(n);
+            }
             break;
           case 'done':
-          case 'failed': {
-            const j = jobs.get(m.jobId)!;
-            jobs.delete(m.jobId);
-            j.worker.busy--;
-            if (m.type === 'done') j.resolve(m.result);
-            else j.reject(deserializeError(m.error));
+            for (const r of m.results) {
+              const j = jobs.get(r.jobId);
+              if (!j) continue;
+              jobs.delete(r.jobId);
+              j.worker.queued--;
+              if (r.result) {
+                if (r.result.size > j.reported) j.onBytes?.(r.result.size - j.reported);
+                j.resolve(r.result);
+              } else j.reject(deserializeError(r.error!));
+            }
             break;
-          }
           case 'packSaved':
             hooks.packSaved(m.pack, m.size);
             break;
@@ -112,7 +128,6 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
       return ready.promise;
     };
 
-    let closing = false;
     const workers = await Promise.all(Array.from({ length: threads }, start));
     // Cancelling stops the workers' current files at the next chunk; packs already stored
     // stay stored (the archiver indexes them), open packs are dropped.
@@ -120,17 +135,27 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
       for (const s of workers) s.w.postMessage({ type: 'abort' } satisfies ToWorker);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    const dispatch = (s: WorkerState) => {
+      if (s.outbox.length === 1) {
+        queueMicrotask(() => {
+          const batch = s.outbox;
+          s.outbox = [];
+          s.w.postMessage({ type: 'jobs', jobs: batch } satisfies ToWorker);
+        });
+      }
+    };
 
     const pool: FileSaverPool = {
-      concurrency: threads * perWorker,
+      concurrency: threads * (opts.queuePerWorker ?? 16),
       save(job, onBytes) {
         if (fatal) return Promise.reject(fatal);
-        const worker = workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-        worker.busy++;
+        const worker = workers.reduce((a, b) => (b.queued < a.queued ? b : a));
+        worker.queued++;
         const jobId = nextJob++;
         return new Promise<FileSaved>((resolve, reject) => {
-          jobs.set(jobId, { resolve, reject, onBytes, worker });
-          worker.w.postMessage({ type: 'job', jobId, job } satisfies ToWorker);
+          jobs.set(jobId, { resolve, reject, onBytes, reported: 0, worker });
+          worker.outbox.push({ jobId, job });
+          dispatch(worker);
         });
       },
       async flush() {
