@@ -12,6 +12,7 @@ import { EngineFault, guarded } from './errors';
 import { initWasm } from './wasm';
 import { warmUp } from './warmup';
 import { chooseSha256 } from './sha256-choice';
+import { chooseAes } from './aes-choice';
 import { saverWorkerCount } from './pool/browser-pool';
 import * as browse from './engine/browse';
 import { backup } from './engine/backup';
@@ -115,6 +116,7 @@ const api = {
       exclusive('a backup', async (signal) => {
         const s = current();
         await chooseSha256();
+        await chooseAes();
         if (tuning.packSize) s.repo.packSize = tuning.packSize;
         const r = await backup(s, req, { owner: await owner(), signal, onProgress, pool: { workers: tuning.workers, jobsPerWorker: tuning.jobsPerWorker, uploadsPerWorker: tuning.uploadsPerWorker, sha256: tuning.sha256 } });
         lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
@@ -128,12 +130,13 @@ const api = {
   },
 
   restoreToFolder: (snapshotId: string, path: string[], target: FileSystemDirectoryHandle, onProgress?: (p: ProgressSnapshot) => void) =>
-    guarded(() => exclusive('a restore', async (signal) => (await chooseSha256(), restoreToFolder(current(), snapshotId, path, target, signal, onProgress)))),
+    guarded(() => exclusive('a restore', async (signal) => (await chooseSha256(), await chooseAes(), restoreToFolder(current(), snapshotId, path, target, signal, onProgress)))),
   saveToFile: (snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, onProgress?: (p: ProgressSnapshot) => void) =>
     guarded(() => exclusive('a download', (signal) => saveToFile(current(), snapshotId, path, kind, target, signal, onProgress))),
   download: (snapshotId: string, path: string[], kind: DownloadKind, onProgress?: (p: ProgressSnapshot) => void) =>
     guarded(async () => {
       await chooseSha256();
+      await chooseAes();
       const p = await producer(current(), snapshotId, path, kind);
       // Downloads run alongside other work (the browser's download manager owns their pace);
       // closing the repository cancels them.
