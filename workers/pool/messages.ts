@@ -1,10 +1,8 @@
-// Messages between the backup coordinator (the engine worker) and its file-saver workers.
-// File bytes never cross: savers read, chunk, encrypt and upload themselves; only IDs,
-// counters and index entries travel (the model is cli/pool/messages.ts).
+// What a file-saver Web Worker is started with; the messages themselves are
+// core/archiver/saver-protocol.ts's (shared with the Node CLI's threads), plus start-up.
 
 import type { SerializedError } from '../../core/errors';
-import type { FileJob, FileSaved } from '../../core/archiver/file-saver';
-import type { IndexPack } from '../../core/index/index-file';
+import type { FromSaver, ToSaver } from '../../core/archiver/saver-protocol';
 import type { CompressionMode } from '../../core/repository/blob-codec';
 import type { RepoLocation } from '../api';
 
@@ -17,22 +15,14 @@ export interface SaverInit {
   /** Opened by the saver itself: directory handles and S3 settings are cloneable. */
   location: RepoLocation;
   uploads: number;
+  /** Files saved at once. */
+  parallel: number;
   /** Benchmarks only: force a SHA-256 implementation instead of timing both. */
   sha256?: 'auto' | 'webcrypto' | 'wasm';
+  /** Benchmarks only: force an AES implementation instead of timing both. */
+  aes?: 'auto' | 'webcrypto' | 'wasm';
 }
 
-export type ToSaver =
-  | { type: 'init'; init: SaverInit }
-  | { type: 'job'; jobId: number; job: FileJob }
-  | { type: 'claimed'; reqId: number; results: boolean[] }
-  | { type: 'flush'; reqId: number };
+export type ToWorker = ToSaver | { type: 'init'; init: SaverInit };
 
-export type FromSaver =
-  | { type: 'ready' }
-  | { type: 'initError'; error: SerializedError }
-  | { type: 'claim'; reqId: number; ids: string[] }
-  | { type: 'bytes'; jobId: number; n: number }
-  | { type: 'done'; jobId: number; result: FileSaved }
-  | { type: 'failed'; jobId: number; error: SerializedError }
-  | { type: 'packSaved'; pack: IndexPack; size: number }
-  | { type: 'flushed'; reqId: number; error?: SerializedError };
+export type FromWorker = FromSaver | { type: 'ready' } | { type: 'initError'; error: SerializedError };
