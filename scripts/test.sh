@@ -19,14 +19,15 @@ echo "== S3 server (radosgw)"
 s3dir=$(mktemp -d /tmp/cairn-test-s3.XXXXXX)
 cleanup() { bash scripts/s3/stop.sh --dir "$s3dir" --rm >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-bash scripts/s3/start.sh --dir "$s3dir" --quiet --origin "http://localhost:4173,http://127.0.0.1:4173,http://localhost:5173"
+bash scripts/s3/start.sh --dir "$s3dir" --quiet --origin "http://localhost:4173,http://127.0.0.1:4173,http://localhost:4174,http://localhost:5173"
 export CAIRN_S3_ENV="$s3dir/env.json"
 
 echo "== unit, interop and S3 tests"
 npx vitest run
 
-if [ -f playwright.config.ts ]; then
-  echo "== end-to-end tests"
-  npx playwright test
-fi
+echo "== end-to-end tests: the engine in Chromium workers (harness page)"
+npx playwright test -c test/e2e/harness/playwright.config.ts
+
+echo "== end-to-end tests: the app"
+npx playwright test
 echo "== all tests passed in $(( $(date +%s) - started )) s"
