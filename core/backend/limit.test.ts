@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
 import { isCairnError } from '../errors';
 import type { Backend, FileInfo, Handle } from './backend';
 import { backendConformanceSuite, expectCode, listAll } from './conformance';
@@ -61,6 +62,40 @@ describe('Semaphore', () => {
     const pre = new AbortController();
     pre.abort();
     await expectCode(sem.acquire(pre.signal), 'ABORTED');
+  });
+
+  it('many waiters on one signal share one abort listener; abort rejects those still waiting', async () => {
+    const sem = new Semaphore(1);
+    const ctl = new AbortController();
+    await sem.acquire(ctl.signal);
+    const outcomes: string[] = [];
+    const waits = Array.from({ length: 2000 }, (_, i) =>
+      sem.acquire(ctl.signal).then(
+        () => void outcomes.push(`got ${i}`),
+        (e: unknown) => void outcomes.push(isCairnError(e, 'ABORTED') ? 'aborted' : 'other'),
+      ),
+    );
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(1);
+    expect(sem.waiting).toBe(2000);
+    sem.release(); // waiter 0 gets the slot
+    sem.release(); // waiter 1
+    await settle();
+    ctl.abort();
+    await Promise.all(waits);
+    expect(outcomes.slice(0, 2)).toEqual(['got 0', 'got 1']);
+    expect(outcomes.filter((o) => o === 'aborted')).toHaveLength(1998);
+    expect(sem.waiting).toBe(0);
+    // The slot waiter 1 holds is the only one taken: one release frees the semaphore fully.
+    sem.release();
+    expect(sem.available).toBe(1);
+    // Once nobody waits, no listener is left behind on a signal.
+    const other = new AbortController();
+    await sem.acquire(other.signal);
+    const p = sem.acquire(other.signal);
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(1);
+    sem.release();
+    await p;
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0);
   });
 
   it('run() releases its slot when the work throws', async () => {

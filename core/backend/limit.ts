@@ -5,13 +5,26 @@
 import { CairnError, abortError, throwIfAborted } from '../errors';
 import type { Backend, FileInfo, FileType, Handle, LoadOptions, RequestOptions } from './backend';
 
-type Waiter = () => void;
+interface Waiter {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+  signal: AbortSignal | undefined;
+  /** Rejected by an abort; skipped when its turn comes. */
+  gone: boolean;
+}
 
-/** A counting semaphore with FIFO hand-off and abortable waits. */
+/**
+ * A counting semaphore with FIFO hand-off and abortable waits. Thousands of waiters may share
+ * one AbortSignal (a backup's files waiting for a slot): the semaphore listens to each signal
+ * once, not once per waiter, because EventTarget makes every added listener cost O(listeners).
+ */
 export class Semaphore {
   readonly capacity: number;
   #free: number;
-  readonly #queue: Waiter[] = [];
+  #queue: Waiter[] = [];
+  #head = 0;
+  /** Waiters still queued per signal, and the one listener registered for it. */
+  readonly #signals = new Map<AbortSignal, { waiting: number; onAbort: () => void }>();
 
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) {
@@ -28,7 +41,9 @@ export class Semaphore {
 
   /** Callers waiting for a slot. */
   get waiting(): number {
-    return this.#queue.length;
+    let n = 0;
+    for (let i = this.#head; i < this.#queue.length; i++) if (!this.#queue[i]!.gone) n++;
+    return n;
   }
 
   /** Takes a slot if one is free, without waiting. */
@@ -43,25 +58,52 @@ export class Semaphore {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (this.tryAcquire()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        const i = this.#queue.indexOf(waiter);
-        if (i >= 0) this.#queue.splice(i, 1);
-        reject(abortError(signal));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
+      this.#queue.push({ resolve, reject, signal, gone: false });
+      if (signal) this.#watch(signal);
     });
+  }
+
+  #watch(signal: AbortSignal): void {
+    const w = this.#signals.get(signal);
+    if (w) {
+      w.waiting++;
+      return;
+    }
+    const onAbort = () => {
+      this.#signals.delete(signal);
+      const e = abortError(signal);
+      for (let i = this.#head; i < this.#queue.length; i++) {
+        const q = this.#queue[i]!;
+        if (q.signal === signal && !q.gone) {
+          q.gone = true;
+          q.reject(e);
+        }
+      }
+    };
+    this.#signals.set(signal, { waiting: 1, onAbort });
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  #unwatch(signal: AbortSignal): void {
+    const w = this.#signals.get(signal);
+    if (w && --w.waiting === 0) {
+      this.#signals.delete(signal);
+      signal.removeEventListener('abort', w.onAbort);
+    }
   }
 
   /** Returns a slot; the longest waiter gets it directly. */
   release(): void {
-    const next = this.#queue.shift();
-    if (next) {
-      next();
+    while (this.#head < this.#queue.length) {
+      const next = this.#queue[this.#head]!;
+      this.#queue[this.#head++] = undefined as unknown as Waiter;
+      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
+      if (next.gone) continue;
+      if (next.signal) this.#unwatch(next.signal);
+      next.resolve();
       return;
     }
     if (this.#free === this.capacity) throw new CairnError('INTERNAL', 'semaphore released more often than acquired');
