@@ -46,6 +46,13 @@ export interface FileSaverDeps {
 
 /** Bytes read at a time. */
 const PIECE = 1 << 20;
+/** Buffer for a small file: it is read whole (plus the read that finds EOF) without a big one. */
+const SMALL_BUFFER = 128 << 10;
+
+/** A file small enough to start in a small buffer (it grows into a big one if the file did). */
+export function isSmallJob(job: FileJob): boolean {
+  return job.size < SMALL_BUFFER / 2;
+}
 
 export class FileSaver {
   readonly #deps: FileSaverDeps;
@@ -56,6 +63,7 @@ export class FileSaver {
    * place (hashing and sealing copy what they keep), so no piece or chunk is allocated.
    */
   readonly #buffers: Uint8Array[] = [];
+  readonly #smallBuffers: Uint8Array[] = [];
 
   constructor(deps: FileSaverDeps) {
     this.#deps = deps;
@@ -64,7 +72,7 @@ export class FileSaver {
   async save(job: FileJob, onBytes?: (n: number) => void, signal?: AbortSignal): Promise<FileSaved> {
     const d = this.#deps;
     const chunker = this.#chunkers.pop() ?? new Chunker(d.polynomial);
-    const buf = this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE);
+    let buf = isSmallJob(job) ? (this.#smallBuffers.pop() ?? new Uint8Array(SMALL_BUFFER)) : (this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE));
     chunker.reset();
     const out: FileSaved = { content: [], size: 0, blobsNew: 0, bytesNew: 0, bytesStored: 0, changed: false };
     const saveChunk = async (chunk: Uint8Array) => {
@@ -101,7 +109,14 @@ export class FileSaver {
         try {
           for (;;) {
             throwIfAborted(signal);
-            const n = await file.readInto(buf.subarray(filled, filled + PIECE));
+            if (filled === buf.length) {
+              // A small buffer filled up (the file is larger than scanned): move to a big one.
+              const big = this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE);
+              big.set(buf.subarray(0, filled));
+              this.#smallBuffers.push(buf);
+              buf = big;
+            }
+            const n = await file.readInto(buf.subarray(filled, filled + Math.min(PIECE, buf.length - filled)));
             if (n === 0) break;
             filled += n;
             await scan(filled - n);
@@ -113,6 +128,12 @@ export class FileSaver {
         for await (const piece of d.reader.read(job.ref, job.size, signal)) {
           for (let at = 0; at < piece.length; at += PIECE) {
             const part = piece.subarray(at, at + PIECE);
+            if (buf.length - filled < part.length) {
+              const big = this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE);
+              big.set(buf.subarray(0, filled));
+              this.#smallBuffers.push(buf);
+              buf = big;
+            }
             buf.set(part, filled);
             filled += part.length;
             await scan(filled - part.length);
@@ -125,7 +146,7 @@ export class FileSaver {
       throw new CairnError('INTERNAL', `saving ${job.path}: ${(e as Error).message}`, { cause: e, detail: { path: job.path } });
     } finally {
       this.#chunkers.push(chunker);
-      this.#buffers.push(buf);
+      (buf.length === SMALL_BUFFER ? this.#smallBuffers : this.#buffers).push(buf);
     }
     out.changed = out.size !== job.size;
     return out;

@@ -8,7 +8,8 @@
 import { CairnError, deserializeError, serializeError, type SerializedError } from '../errors';
 import type { IndexPack } from '../index/index-file';
 import type { PackerManager } from '../repository/packer-manager';
-import type { FileJob, FileSaved, FileSaver } from './file-saver';
+import { isSmallJob, type FileJob, type FileSaved, type FileSaver } from './file-saver';
+import { macrotask } from '../util/concurrency';
 import type { FileSaverPool, PoolHooks } from './pool';
 
 export interface JobResult {
@@ -32,7 +33,7 @@ export type FromSaver =
   | { type: 'flushed'; reqId: number; error?: SerializedError };
 
 /** Collects items and sends them as one message when `later` runs (default: end of this turn). */
-export function batcher<T>(send: (items: T[]) => void, later: (f: () => void) => void = queueMicrotask): (item: T) => void {
+export function batcher<T>(send: (items: T[]) => void, later: (f: () => void) => void = macrotask): (item: T) => void {
   let items: T[] = [];
   return (item) => {
     if (items.push(item) === 1) {
@@ -48,8 +49,10 @@ export function batcher<T>(send: (items: T[]) => void, later: (f: () => void) =>
 export interface SaverEndpointOptions {
   post: (m: FromSaver) => void;
   packs: PackerManager;
-  /** Files saved at once. */
+  /** Large files saved at once. */
   parallel: number;
+  /** Small files (see isSmallJob) saved at once besides those; default 32. */
+  smallParallel?: number;
   makeSaver: (claim: (id: string) => Promise<boolean>) => FileSaver;
   /** When finished results go out (default: a macrotask later, so a burst of small files shares one message). */
   later?: (f: () => void) => void;
@@ -60,13 +63,15 @@ export function saverEndpoint(opts: SaverEndpointOptions): (m: ToSaver) => void 
   const { post, packs } = opts;
   let nextReq = 0;
   const waiting = new Map<number, (r: boolean[]) => void>();
+  // Claims go out once per task: files progress in separate I/O callbacks, and a claim per
+  // message would make many small files cost a round trip each.
   const ask = batcher<{ id: string; resolve: (b: boolean) => void }>((b) => {
     const reqId = nextReq++;
     waiting.set(reqId, (results) => b.forEach((x, i) => x.resolve(results[i]!)));
     post({ type: 'claim', reqId, ids: b.map((x) => x.id) });
   });
   const saver = opts.makeSaver((id) => new Promise<boolean>((resolve) => ask({ id, resolve })));
-  const finished = batcher<JobResult>((results) => post({ type: 'done', results }), opts.later ?? ((f) => void setTimeout(f, 0)));
+  const finished = batcher<JobResult>((results) => post({ type: 'done', results }), opts.later);
 
   // Progress of long files at most every 200 ms; what a finished file read is in its result.
   const unsent = new Map<number, number>();
@@ -82,11 +87,22 @@ export function saverEndpoint(opts: SaverEndpointOptions): (m: ToSaver) => void 
 
   const abort = new AbortController();
   const queue: { jobId: number; job: FileJob }[] = [];
+  // Small files need no big buffer and spend most of their time waiting (open, read, claim):
+  // many of them are saved at once, next to `parallel` large ones.
   let running = 0;
+  let runningSmall = 0;
+  const smallParallel = opts.smallParallel ?? 32;
   const pump = () => {
-    while (running < opts.parallel && queue.length) {
-      const { jobId, job } = queue.shift()!;
-      running++;
+    for (let i = 0; i < queue.length; ) {
+      const small = isSmallJob(queue[i]!.job);
+      if (small ? runningSmall >= smallParallel : running >= opts.parallel) {
+        if (running >= opts.parallel && runningSmall >= smallParallel) return;
+        i++;
+        continue;
+      }
+      const { jobId, job } = queue.splice(i, 1)[0]!;
+      if (small) runningSmall++;
+      else running++;
       saver
         .save(job, (n) => addBytes(jobId, n), abort.signal)
         .then(
@@ -95,7 +111,8 @@ export function saverEndpoint(opts: SaverEndpointOptions): (m: ToSaver) => void 
         )
         .finally(() => {
           unsent.delete(jobId);
-          running--;
+          if (small) runningSmall--;
+          else running--;
           pump();
         });
     }
@@ -211,7 +228,7 @@ export function threadPool(threads: SaverThread[], hooks: PoolHooks, opts: { que
   };
 
   const pool: FileSaverPool = {
-    concurrency: threads.length * (opts.queuePerThread ?? 16),
+    concurrency: threads.length * (opts.queuePerThread ?? 64),
     save(job, onBytes) {
       if (fatal) return Promise.reject(fatal);
       let t = 0;
@@ -221,7 +238,7 @@ export function threadPool(threads: SaverThread[], hooks: PoolHooks, opts: { que
       return new Promise<FileSaved>((resolve, reject) => {
         jobs.set(jobId, { resolve, reject, onBytes, reported: 0, thread: t });
         if (outbox[t]!.push({ jobId, job }) === 1) {
-          queueMicrotask(() => {
+          macrotask(() => {
             const batch = outbox[t]!;
             outbox[t] = [];
             threads[t]!.post({ type: 'jobs', jobs: batch });

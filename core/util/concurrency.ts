@@ -37,3 +37,29 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => 
   });
   return { promise, resolve, reject };
 }
+
+/**
+ * Runs `f` in a later task (not a microtask): after every promise continuation and message
+ * handler queued now, so work produced by many of them can be sent as one batch. setImmediate
+ * where it exists (Node), else a MessageChannel hop (browsers; setTimeout(0) is clamped to
+ * 4 ms when nested).
+ */
+export const macrotask: (f: () => void) => void = (() => {
+  const g = globalThis as { setImmediate?: (f: () => void) => unknown };
+  if (typeof g.setImmediate === 'function') {
+    const si = g.setImmediate;
+    return (f: () => void) => void si(f);
+  }
+  if (typeof MessageChannel === 'function') {
+    const queue: (() => void)[] = [];
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      const run = queue.splice(0);
+      for (const f of run) f();
+    };
+    return (f: () => void) => {
+      if (queue.push(f) === 1) ch.port2.postMessage(0);
+    };
+  }
+  return (f: () => void) => void setTimeout(f, 0);
+})();

@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initEngine, TEST_POL } from '../../test/helpers/mem-repo';
+import { seededBytes } from '../../test/fixtures/chunker/generate';
+import { Chunker } from '../chunker';
+import { Key } from '../crypto/keys';
+import { hashID } from '../id';
+import { MemoryBackend } from '../backend/mem';
+import { PackerManager } from '../repository/packer-manager';
+import { FileSaver, isSmallJob } from './file-saver';
+import type { FileContentReader } from './source';
+
+beforeAll(() => initEngine());
+
+/** Chunk IDs of `data` cut by restic's chunker in one pass (the reference). */
+async function referenceIDs(data: Uint8Array): Promise<string[]> {
+  const c = new Chunker(TEST_POL);
+  const ids: string[] = [];
+  let start = 0;
+  for (;;) {
+    const n = c.scan(data.subarray(start));
+    if (n < 0) break;
+    ids.push(await hashID(data.subarray(start, start + n)));
+    start += n;
+  }
+  if (start < data.length) ids.push(await hashID(data.subarray(start)));
+  return ids;
+}
+
+/** Reads `files[ref]`, at most `step` bytes per read, through `open` or `read`. */
+function reader(files: Map<string, Uint8Array>, step: number, withOpen: boolean): FileContentReader {
+  return {
+    async *read(ref) {
+      const d = files.get(ref as string)!;
+      for (let at = 0; at < d.length; at += step) yield d.slice(at, at + step);
+    },
+    open: withOpen
+      ? (ref) => {
+          const d = files.get(ref as string)!;
+          let at = 0;
+          return {
+            readInto(buf) {
+              const n = Math.min(buf.length, step, d.length - at);
+              buf.set(d.subarray(at, at + n));
+              at += n;
+              return Promise.resolve(n);
+            },
+            close() {},
+          };
+        }
+      : undefined,
+  };
+}
+
+describe('FileSaver', () => {
+  it('cuts exactly as the chunker does, for small files read whole and files that grew past their scanned size', async () => {
+    const files = new Map<string, Uint8Array>([
+      ['empty', new Uint8Array(0)],
+      ['tiny', seededBytes(1, 10)],
+      ['small', seededBytes(2, 60_000)],
+      ['grew', seededBytes(3, 3_500_000)], // scanned as 100 bytes: starts in a small buffer
+      ['big', seededBytes(4, 9_000_000)],
+    ]);
+    const scanned: Record<string, number> = { empty: 0, tiny: 10, small: 60_000, grew: 100, big: 9_000_000 };
+    expect(isSmallJob({ ref: 'grew', path: 'grew', size: 100 })).toBe(true);
+    expect(isSmallJob({ ref: 'big', path: 'big', size: 9_000_000 })).toBe(false);
+    for (const [step, withOpen] of [[1 << 20, true], [70_000, true], [333_333, false]] as const) {
+      const key = Key.random();
+      const packs = new PackerManager({ key, saver: new MemoryBackend(), onPackSaved: () => {} });
+      const saver = new FileSaver({ key, polynomial: TEST_POL, version: 2, compression: 'auto', packs, reader: reader(files, step, withOpen), claim: async () => true });
+      // Several at once, as the saver endpoint runs them, so buffers are shared and reused.
+      const names = [...files.keys(), ...files.keys()];
+      const saved = await Promise.all(names.map((name) => saver.save({ ref: name, path: name, size: scanned[name]! })));
+      for (const [i, name] of names.entries()) {
+        const data = files.get(name)!;
+        expect(saved[i]!.size, name).toBe(data.length);
+        expect(saved[i]!.content, `${name} step ${step}`).toEqual(await referenceIDs(data));
+        expect(saved[i]!.changed, name).toBe(name === 'grew');
+      }
+      await packs.flush();
+    }
+  });
+});
