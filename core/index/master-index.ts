@@ -29,6 +29,8 @@ export class MasterIndex {
   readonly #packNo = new Map<ID, number>();
   /** Reused for ID conversions (lookups are synchronous, so one buffer suffices). */
   readonly #scratch = new Uint8Array(32);
+  /** Tree entries per pack number, built on first use and dropped when packs are added. */
+  #treesByPack: Map<number, number[]> | undefined;
 
   get size(): number {
     return this.#n;
@@ -133,6 +135,7 @@ export class MasterIndex {
   }
 
   addPack(packID: ID, blobs: readonly PackedBlob[]): void {
+    this.#treesByPack = undefined;
     let p = this.#packNo.get(packID);
     if (p === undefined) {
       p = this.#packIDs.length;
@@ -150,6 +153,23 @@ export class MasterIndex {
       this.#ulen[e] = b.uncompressedLength;
       this.#insertSlot(e);
     }
+  }
+
+  /** The tree blobs stored in a pack, in pack order (restic keeps trees in packs of their own). */
+  treesInPack(packID: ID): BlobLocation[] {
+    const p = this.#packNo.get(packID);
+    if (p === undefined) return [];
+    if (!this.#treesByPack) {
+      const m = new Map<number, number[]>();
+      for (let e = 0; e < this.#n; e++) {
+        if (!this.#type[e]) continue;
+        const list = m.get(this.#pack[e]!);
+        if (list) list.push(e);
+        else m.set(this.#pack[e]!, [e]);
+      }
+      this.#treesByPack = m;
+    }
+    return (this.#treesByPack.get(p) ?? []).map((e) => this.#location(e)).sort((a, b) => a.offset - b.offset);
   }
 
   hasPack(packID: ID): boolean {

@@ -225,6 +225,31 @@ describe('Repository', () => {
       expect(isCairnError(await rejection(fresh.loadBlob('data', await hashID(treePlain))), 'BLOB_NOT_FOUND')).toBe(true);
     });
 
+    it('a tree miss reads all trees of its pack in one request; a damaged one still fails alone', async () => {
+      const { repo, backend } = await memRepo();
+      const trees = Array.from({ length: 40 }, (_, i) => new TextEncoder().encode(`{"nodes":[{"name":"f${i}","type":"file","content":[]}]}\n`));
+      const pack = await storePack(repo, trees.map((plain) => ({ type: 'tree' as const, plain })));
+      await repo.saveIndex([pack]);
+      const ids = await Promise.all(trees.map((t) => hashID(t)));
+
+      const counting = countingBackend(backend);
+      const fresh = await Repository.open(counting, TEST_PASSWORD);
+      await fresh.loadIndex();
+      const before = counting.loads.length;
+      // Concurrent misses share the one read.
+      const got = await Promise.all(ids.map((id) => fresh.loadBlob('tree', id)));
+      got.forEach((g, i) => expect(sameBytes(g, trees[i]!)).toBe(true));
+      expect(counting.loads.slice(before).filter((h) => h.type === 'data')).toHaveLength(1);
+
+      // One tree damaged in the pack: the others load, that one reports the corruption.
+      const bad = pack.blobs.find((b) => b.id === ids[7])!;
+      await mutate(backend, { type: 'data', name: pack.id }, (b) => void (b[bad.offset + 20]! ^= 1));
+      const again = await Repository.open(backend, TEST_PASSWORD);
+      await again.loadIndex();
+      expect(sameBytes(await again.loadBlob('tree', ids[8]!), trees[8]!)).toBe(true);
+      expect(isCairnError(await rejection(again.loadBlob('tree', ids[7]!)), 'MAC_MISMATCH')).toBe(true);
+    });
+
     it('loadIndex reports progress per file and surfaces a bad index file', async () => {
       const { repo, backend } = await memRepo();
       await repo.saveIndex([]);

@@ -49,6 +49,14 @@ export class Repository {
   /** Sealed blobs kept outside the backend (the app's offline tree cache); see blob-cache.ts. */
   blobCache: BlobCache | undefined;
   #indexLoaded = false;
+  /**
+   * Sealed tree blobs read ahead with a sibling: a tree miss reads every tree of its pack in
+   * one request (restic caches whole tree packs for the same reason), so walking a snapshot
+   * over a bucket costs a request per tree pack, not per directory. Bounded; oldest out first.
+   */
+  readonly #treesAhead = new Map<ID, Uint8Array>();
+  #treesAheadBytes = 0;
+  readonly #treePackLoads = new Map<ID, Promise<void>>();
 
   constructor(backend: Backend, key: Key, keyID: ID, config: Config, opts: RepositoryOptions = {}) {
     this.backend = backend;
@@ -167,6 +175,10 @@ export class Repository {
         await cache.drop(type, id).catch(() => {});
       }
     }
+    if (type === 'tree') {
+      const plain = await this.#treeAhead(id, locs, cache, signal);
+      if (plain) return plain;
+    }
     let last: unknown;
     for (const loc of locs) {
       try {
@@ -182,7 +194,66 @@ export class Repository {
     }
     throw last;
   }
+
+  /** A tree from the read-ahead, reading its pack's trees first if they are not there. */
+  async #treeAhead(id: ID, locs: BlobLocation[], cache: BlobCache | undefined, signal?: AbortSignal): Promise<Uint8Array | undefined> {
+    const loc = locs[0]!;
+    if (!this.#treesAhead.has(id)) {
+      let loading = this.#treePackLoads.get(loc.packID);
+      if (!loading) {
+        loading = this.#readTreePack(loc.packID, signal).finally(() => this.#treePackLoads.delete(loc.packID));
+        this.#treePackLoads.set(loc.packID, loading);
+      }
+      await loading.catch(() => {}); // a failed read-ahead falls back to reading the blob alone
+    }
+    const sealed = this.#treesAhead.get(id);
+    if (!sealed) return undefined;
+    for (const l of locs) {
+      if (l.length !== sealed.length) continue;
+      try {
+        const plain = await decodeBlob(this.key, sealed, l);
+        if (cache) await cache.put('tree', id, sealed).catch(() => {});
+        return plain;
+      } catch {
+        // another copy, or the blob alone from the backend
+      }
+    }
+    this.#dropAhead(id);
+    return undefined;
+  }
+
+  async #readTreePack(packID: ID, signal?: AbortSignal): Promise<void> {
+    const trees = this.index.treesInPack(packID);
+    if (trees.length < 2) return;
+    const start = trees[0]!.offset;
+    const end = trees.reduce((m, t) => Math.max(m, t.offset + t.length), 0);
+    const treeBytes = trees.reduce((n, t) => n + t.length, 0);
+    // Only a span that is mostly trees and fits the budget (not a pack mixed with file data).
+    if (end - start > TREES_AHEAD_BUDGET / 2 || treeBytes * 2 < end - start) return;
+    const bytes = await this.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal });
+    if (bytes.length !== end - start) return;
+    for (const t of trees) {
+      if (this.#treesAhead.has(t.id)) continue;
+      this.#treesAhead.set(t.id, bytes.slice(t.offset - start, t.offset - start + t.length));
+      this.#treesAheadBytes += t.length;
+    }
+    for (const [old, b] of this.#treesAhead) {
+      if (this.#treesAheadBytes <= TREES_AHEAD_BUDGET) break;
+      this.#treesAhead.delete(old);
+      this.#treesAheadBytes -= b.length;
+    }
+  }
+
+  #dropAhead(id: ID): void {
+    const b = this.#treesAhead.get(id);
+    if (!b) return;
+    this.#treesAhead.delete(id);
+    this.#treesAheadBytes -= b.length;
+  }
 }
+
+/** Bytes of sealed trees kept from read-ahead. */
+const TREES_AHEAD_BUDGET = 64 << 20;
 
 async function exists(backend: Backend): Promise<boolean> {
   try {
