@@ -2,11 +2,13 @@
 // mode, times and (as root) ownership are applied, as restic's restorer does on Linux.
 
 import fs from 'node:fs/promises';
+import { constants as fsc } from 'node:fs';
 import path from 'node:path';
 import type { Node } from '../../core/data/node';
 import { unixModeFromGoFileMode } from '../../core/data/file-mode';
 import type { FileWriter, RestoreTarget } from '../../core/restorer/target';
 
+const MAX_BLOB = 8 << 20;
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 export function nodeRestoreTarget(root: string): RestoreTarget {
@@ -17,9 +19,16 @@ export function nodeRestoreTarget(root: string): RestoreTarget {
     },
     async createFile(p, size): Promise<FileWriter> {
       const file = abs(p);
-      await fs.rm(file, { force: true });
-      const fh = await fs.open(file, 'w', 0o600);
-      if (size > 0) await fh.truncate(size);
+      // Truncated in place; whatever is there as a symlink is replaced, never followed.
+      const flags = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_TRUNC | fsc.O_NOFOLLOW;
+      const fh = await fs.open(file, flags, 0o600).catch(async (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ELOOP') throw e;
+        await fs.rm(file, { force: true });
+        return fs.open(file, flags, 0o600);
+      });
+      // Sized up front when it takes more than one blob (writes come in pack order); a
+      // one-blob file gets its size from the single write.
+      if (size > MAX_BLOB) await fh.truncate(size);
       return {
         async write(offset, data) {
           let done = 0;

@@ -11,6 +11,7 @@ import { decodeBlob } from '../repository/blob-codec';
 import type { BlobLocation } from '../index/master-index';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { mapLimit } from '../util/concurrency';
+import { Semaphore } from '../backend/limit';
 import { childMayMatchAny, matchAny, type Pattern } from '../util/pattern';
 import { walk } from '../walker';
 import type { FileWriter, RestoreTarget } from './target';
@@ -25,6 +26,8 @@ export interface RestoreOptions {
   onProgress?: (p: ProgressSnapshot) => void;
   /** Packs read at once. */
   concurrency?: number;
+  /** File writes (and creations, metadata) in flight at once. */
+  writeConcurrency?: number;
 }
 
 export interface RestoreError {
@@ -172,53 +175,77 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
   };
   const writerOf = (f: PlannedFile) => (f.writer ??= target.createFile(f.path, f.node.size ?? 0));
 
-  await mapLimit(byPack, opts.concurrency ?? 4, async ([packID, blobs]) => {
-    throwIfAborted(signal);
-    const list = [...blobs.values()].sort((a, b) => a.loc.offset - b.loc.offset);
-    const start = list[0]!.loc.offset;
-    const end = list.reduce((m, b) => Math.max(m, b.loc.offset + b.loc.length), 0);
-    let bytes: Uint8Array | undefined;
-    let packError: unknown;
+  // Writes, file creation and metadata are I/O: up to `writeConcurrency` of them run while
+  // the next blobs are decrypted, so a pack of many small files is not restored one file
+  // system call at a time.
+  const writeSlots = new Semaphore(opts.writeConcurrency ?? 32);
+  const writing = new Set<Promise<void>>();
+  let fatal: { e: unknown } | undefined;
+  const writeUse = async (use: Use, plain: Uint8Array | undefined, err: unknown) => {
+    const f = use.file;
     try {
-      bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal });
-      if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`);
+      if (plain && !f.failed) {
+        await (await writerOf(f)).write(use.offset, plain);
+        progress.done.bytes += plain.length;
+        result.bytes += plain.length;
+      } else if (!f.failed) {
+        f.failed = true;
+        await writerOf(f);
+        fail(f.path, err);
+      }
     } catch (e) {
-      if (e instanceof CairnError && e.code === 'ABORTED') throw e;
-      packError = e;
-    }
-    for (const b of list) {
-      let plain: Uint8Array | undefined;
-      let err = packError;
-      if (bytes) {
-        try {
-          plain = await decodeBlob(repo.key, bytes.subarray(b.loc.offset - start, b.loc.offset - start + b.loc.length), b.loc);
-        } catch (e) {
-          err = e;
-        }
+      if (!f.failed) {
+        f.failed = true;
+        fail(f.path, e);
       }
-      for (const use of b.uses) {
-        const f = use.file;
-        try {
-          if (plain && !f.failed) {
-            await (await writerOf(f)).write(use.offset, plain);
-            progress.done.bytes += plain.length;
-            result.bytes += plain.length;
-          } else if (!f.failed) {
-            f.failed = true;
-            await writerOf(f);
-            fail(f.path, err);
-          }
-        } catch (e) {
-          if (!f.failed) {
-            f.failed = true;
-            fail(f.path, e);
+    }
+    if (--f.remaining === 0) await finishFile(f);
+  };
+  const startWrite = async (use: Use, plain: Uint8Array | undefined, err: unknown) => {
+    await writeSlots.acquire(signal);
+    const p: Promise<void> = writeUse(use, plain, err)
+      .catch((e) => void (fatal ??= { e }))
+      .finally(() => {
+        writeSlots.release();
+        writing.delete(p);
+      });
+    writing.add(p);
+  };
+
+  try {
+    await mapLimit(byPack, opts.concurrency ?? 4, async ([packID, blobs]) => {
+      throwIfAborted(signal);
+      if (fatal) throw fatal.e;
+      const list = [...blobs.values()].sort((a, b) => a.loc.offset - b.loc.offset);
+      const start = list[0]!.loc.offset;
+      const end = list.reduce((m, b) => Math.max(m, b.loc.offset + b.loc.length), 0);
+      let bytes: Uint8Array | undefined;
+      let packError: unknown;
+      try {
+        bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal });
+        if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`);
+      } catch (e) {
+        if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+        packError = e;
+      }
+      for (const b of list) {
+        let plain: Uint8Array | undefined;
+        let err = packError;
+        if (bytes) {
+          try {
+            plain = await decodeBlob(repo.key, bytes.subarray(b.loc.offset - start, b.loc.offset - start + b.loc.length), b.loc);
+          } catch (e) {
+            err = e;
           }
         }
-        if (--f.remaining === 0) await finishFile(f);
+        for (const use of b.uses) await startWrite(use, plain, err);
+        progress.tick();
       }
-      progress.tick();
-    }
-  });
+    });
+  } finally {
+    while (writing.size) await Promise.all(writing);
+  }
+  if (fatal) throw fatal.e;
 
   // 3. Directory metadata last, deepest first, so writing children does not bump their mtimes.
   for (const d of dirs.sort((a, b) => b.path.length - a.path.length)) {
