@@ -140,8 +140,12 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
           offset += loc.uncompressedLength || loc.length - 32;
         }
         if (content.length === 0) {
-          await (await target.createFile(path, 0)).close();
-          await target.setMetadata(path, node);
+          const w = await target.createFile(path, 0);
+          if (w.finish) await w.finish(node);
+          else {
+            await w.close();
+            await target.setMetadata(path, node);
+          }
           result.files++;
           progress.done.files++;
         }
@@ -159,9 +163,13 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
     // whose metadata cannot be set, used to reject here and abort the whole restore.
     try {
       const w = await f.writer!;
-      await w.close();
-      if (!f.failed) {
-        await target.setMetadata(f.path, f.node);
+      if (f.failed) await w.close();
+      else {
+        if (w.finish) await w.finish(f.node);
+        else {
+          await w.close();
+          await target.setMetadata(f.path, f.node);
+        }
         result.files++;
       }
     } catch (e) {

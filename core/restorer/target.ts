@@ -8,6 +8,11 @@ export interface FileWriter {
   /** Writes bytes at an offset; writes may arrive in any order. */
   write(offset: number, data: Uint8Array): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional: applies the node's metadata (as setMetadata would) and closes, in one step on
+   * the open file. The restorer prefers it over close() + setMetadata().
+   */
+  finish?(node: Node): Promise<void>;
 }
 
 export interface RestoreTarget {
