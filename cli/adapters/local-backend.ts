@@ -94,7 +94,7 @@ export class LocalBackend implements Backend {
     try {
       file = await fs.open(this.#file(h), 'r');
       const { start, end } = resolveRange(h, (await file.stat()).size, opts);
-      const out = new Uint8Array(end - start);
+      const out = opts.into && opts.into.length >= end - start ? opts.into.subarray(0, end - start) : new Uint8Array(end - start);
       let done = 0;
       while (done < out.length) {
         throwIfAborted(opts.signal);

@@ -26,6 +26,11 @@ export interface LoadOptions extends RequestOptions {
   offset?: number;
   /** Number of bytes to read; 0 or undefined means "to the end". */
   length?: number;
+  /**
+   * A buffer the backend may read into instead of allocating (a hint: backends that cannot
+   * ignore it). When used, the result is a view of it from its start.
+   */
+  into?: Uint8Array;
 }
 
 export interface Saver {

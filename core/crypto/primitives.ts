@@ -9,6 +9,7 @@ export interface Primitives {
    * AES-256-CTR with the whole 16-byte IV as one big-endian 128-bit counter (Go's
    * cipher.NewCTR). Writes into `out` (same length as `data`) when given, else a new array.
    */
+  /** `out` may be `data` itself (decryption in place); every implementation reads a slice before writing it. */
   aes256ctr(key: Uint8Array, iv: Uint8Array, data: Uint8Array, out?: Uint8Array): Promise<Uint8Array>;
   /** One raw AES-128 block encryption (ECB of a single block), used for Poly1305-AES's nonce. */
   aes128block(key: Uint8Array, block: Uint8Array): Promise<Uint8Array>;

@@ -52,7 +52,11 @@ export async function sealInto(key: Key, plaintext: Uint8Array, dst: Uint8Array)
  * Verifies and decrypts IV || ciphertext || tag. Throws MAC_MISMATCH when the bytes were not
  * sealed with this key or were altered.
  */
-export async function open(key: Key, sealed: Uint8Array): Promise<Uint8Array> {
+/**
+ * Verifies and decrypts. With `inPlace` the plaintext is written over the ciphertext inside
+ * `sealed` (no allocation) and returned as a view of it; `sealed` is then no longer sealed.
+ */
+export async function open(key: Key, sealed: Uint8Array, inPlace = false): Promise<Uint8Array> {
   if (sealed.length < EXTENSION) {
     throw new CairnError('MAC_MISMATCH', `ciphertext too short (${sealed.length} bytes)`);
   }
@@ -64,5 +68,5 @@ export async function open(key: Key, sealed: Uint8Array): Promise<Uint8Array> {
   let diff = 0;
   for (let i = 0; i < MAC_SIZE; i++) diff |= expected[i]! ^ tag[i]!;
   if (diff !== 0) throw new CairnError('MAC_MISMATCH', 'ciphertext verification failed');
-  return primitives().aes256ctr(key.encrypt, iv, ct);
+  return primitives().aes256ctr(key.encrypt, iv, ct, inPlace ? ct : undefined);
 }

@@ -71,12 +71,13 @@ export interface BlobRef {
 }
 
 /** Opens a stored blob, decompresses it and checks that it hashes to its ID. */
-export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef): Promise<Uint8Array> {
+/** With `inPlace`, `sealed` is decrypted over itself (see seal.open) and may be returned as a view. */
+export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inPlace = false): Promise<Uint8Array> {
   const where = ref.packID ? ` in pack ${ref.packID.slice(0, 8)}` : '';
   const detail = { blob: ref.id, type: ref.type, pack: ref.packID };
   let plain: Uint8Array;
   try {
-    plain = await open(key, sealed);
+    plain = await open(key, sealed, inPlace);
   } catch (e) {
     throw new CairnError('MAC_MISMATCH', `${ref.type} blob ${ref.id.slice(0, 8)}${where} fails authentication (corrupt)`, { cause: e, detail });
   }

@@ -56,6 +56,9 @@ interface Use {
   offset: number;
 }
 
+/** Pack buffers kept for reuse are at least this large (packs are ~16 MiB). */
+const PACK_BUFFER = 17 << 20;
+
 export async function restore(repo: Repository, treeID: ID, target: RestoreTarget, opts: RestoreOptions = {}): Promise<RestoreResult> {
   const signal = opts.signal;
   const progress = new ProgressTracker('restoring', opts.onProgress);
@@ -209,7 +212,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
     }
     if (--f.remaining === 0) await finishFile(f);
   };
-  const startWrite = async (use: Use, plain: Uint8Array | undefined, err: unknown) => {
+  const startWrite = async (use: Use, plain: Uint8Array | undefined, err: unknown, packWrites: Promise<void>[]) => {
     await writeSlots.acquire(signal);
     const p: Promise<void> = writeUse(use, plain, err)
       .catch((e) => void (fatal ??= { e }))
@@ -218,7 +221,12 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
         writing.delete(p);
       });
     writing.add(p);
+    packWrites.push(p);
   };
+
+  // Pack buffers are reused (fresh pages cost more than the copy into them on some VMs):
+  // blobs are decrypted in place inside them, so one goes back only after its writes finish.
+  const buffers: Uint8Array[] = [];
 
   try {
     await mapLimit(byPack, opts.concurrency ?? 4, async ([packID, blobs]) => {
@@ -229,26 +237,31 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
       const end = list.reduce((m, b) => Math.max(m, b.loc.offset + b.loc.length), 0);
       let bytes: Uint8Array | undefined;
       let packError: unknown;
+      let into = buffers.pop();
+      if (into && into.length < end - start) into = undefined;
       try {
-        bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal });
+        bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal, into: into ?? new Uint8Array(Math.max(end - start, PACK_BUFFER)) });
         if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`);
       } catch (e) {
         if (e instanceof CairnError && e.code === 'ABORTED') throw e;
         packError = e;
       }
+      const packWrites: Promise<void>[] = [];
       for (const b of list) {
         let plain: Uint8Array | undefined;
         let err = packError;
         if (bytes) {
           try {
-            plain = await decodeBlob(repo.key, bytes.subarray(b.loc.offset - start, b.loc.offset - start + b.loc.length), b.loc);
+            plain = await decodeBlob(repo.key, bytes.subarray(b.loc.offset - start, b.loc.offset - start + b.loc.length), b.loc, true);
           } catch (e) {
             err = e;
           }
         }
-        for (const use of b.uses) await startWrite(use, plain, err);
+        for (const use of b.uses) await startWrite(use, plain, err, packWrites);
         progress.tick();
       }
+      const own = bytes && bytes.byteOffset === 0 && bytes.buffer.byteLength >= PACK_BUFFER ? new Uint8Array(bytes.buffer) : undefined;
+      if (own) void Promise.all(packWrites).then(() => buffers.length < 8 && buffers.push(own));
     });
   } finally {
     while (writing.size) await Promise.all(writing);

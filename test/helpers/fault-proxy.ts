@@ -29,6 +29,7 @@ export async function startFaultProxy(target: string, opts: { seed: number; rate
   const faults = opts.faults ?? ['status500', 'status503', 'resetRequest', 'resetResponse'];
   const to = new URL(target);
   const counts: FaultProxy['counts'] = { status500: 0, status503: 0, resetRequest: 0, resetResponse: 0, forwarded: 0 };
+  let owedResets = 0;
   const server = http.createServer((req, res) => {
     const fault = rnd() < opts.rate ? faults[Math.floor(rnd() * faults.length)]! : undefined;
     if (fault === 'status500' || fault === 'status503') {
@@ -54,7 +55,12 @@ export async function startFaultProxy(target: string, opts: { seed: number; rate
     counts.forwarded++;
     const up = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
       res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-      if (fault === 'resetResponse' && req.method !== 'HEAD' && Number(upRes.headers['content-length'] ?? 0) > 64) {
+      const eligible = req.method !== 'HEAD' && Number(upRes.headers['content-length'] ?? 0) > 64;
+      // A reset drawn for an answer without a body to break is owed to the next one that has
+      // one, so the fault happens however few such answers a run sees.
+      if (fault === 'resetResponse' && !eligible) owedResets++;
+      if (eligible && (fault === 'resetResponse' || owedResets > 0)) {
+        if (fault !== 'resetResponse') owedResets--;
         // The request reached the server; break the answer off half-way.
         counts.resetResponse++;
         let sent = 0;

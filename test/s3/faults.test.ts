@@ -36,6 +36,10 @@ describe('an unreliable connection to the bucket', () => {
     const target = join(dir, 'restore');
     await ok(cairn(['-r', viaProxy, 'restore', 'latest', '--target', target], { env }));
     expect(await diffTrees(src, join(target, src))).toEqual([]);
+    // Reading every pack through the faults: retried, not reported as damage.
+    const own = await cairn(['-r', viaProxy, 'check', '--read-data'], { env });
+    expect(own.stdout).toContain('no errors were found');
+    expect(own.code).toBe(0);
     // Every kind of fault actually happened.
     for (const f of ['status500', 'status503', 'resetRequest', 'resetResponse'] as const) expect(proxy.counts[f], f).toBeGreaterThan(0);
     // Straight to the server: the index lists only packs that exist, all intact.
