@@ -8,6 +8,12 @@ import { CairnError } from '../../core/errors';
 import type { FileWriter, RestoreTarget } from '../../core/restorer/target';
 
 type Writable = FileSystemWritableFileStream;
+interface SyncHandle {
+  write(data: Uint8Array, opts: { at: number }): number;
+  truncate(size: number): void;
+  flush(): void;
+  close(): void;
+}
 
 export interface FsaRestoreTarget extends RestoreTarget {
   /** Paths of symlinks that could not be restored (browsers have no way to make one). */
@@ -27,6 +33,8 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     return d;
   };
   const skippedSymlinks: string[] = [];
+  /** Whether sync access handles work under this root (learned from the first file). */
+  let syncHandles: boolean | undefined;
   return {
     skippedSymlinks,
     async mkdir(path) {
@@ -35,6 +43,40 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     async createFile(path, size): Promise<FileWriter> {
       const dir = await dirOf(path.slice(0, -1));
       const handle = await dir.getFileHandle(path[path.length - 1]!, { create: true });
+      // In the browser's own storage (OPFS) a worker can write synchronously, without the
+      // swap file and its copy that createWritable() costs per file; elsewhere that throws.
+      if (syncHandles !== false && 'createSyncAccessHandle' in handle) {
+        let h: SyncHandle | undefined;
+        try {
+          h = await (handle as unknown as { createSyncAccessHandle(): Promise<SyncHandle> }).createSyncAccessHandle();
+          syncHandles = true;
+        } catch (e) {
+          if (syncHandles === true) throw e; // worked before: this is a real failure
+          syncHandles = false;
+        }
+        if (h) {
+          const sh = h;
+          try {
+            sh.truncate(size);
+          } catch (e) {
+            sh.close();
+            throw e;
+          }
+          let open = true;
+          return {
+            async write(offset, data) {
+              let done = 0;
+              while (done < data.length) done += sh.write(data.subarray(done), { at: offset + done });
+            },
+            async close() {
+              if (!open) return;
+              open = false;
+              sh.flush();
+              sh.close();
+            },
+          };
+        }
+      }
       const w: Writable = await handle.createWritable({ keepExistingData: false });
       if (size > 0) await w.truncate(size);
       // One write at a time per stream: FileSystemWritableFileStream locks itself per call.
