@@ -114,8 +114,9 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
     say('read all data');
     let done = 0;
     const packs = [...indexed.keys()].filter((p) => stored.has(p));
+    const buffers: Uint8Array[] = [];
     await mapLimit(packs, 2, async (pack) => {
-      await checkPackData(repo, pack, stored.get(pack)!, indexed.get(pack)!, problem, signal);
+      await checkPackData(repo, pack, stored.get(pack)!, indexed.get(pack)!, problem, signal, buffers);
       opts.onProgress?.(++done, packs.length, 'packs');
     });
   }
@@ -130,10 +131,16 @@ async function checkPackData(
   indexBlobs: PackedBlob[],
   problem: (p: Omit<CheckProblem, 'code'> & { code?: ErrorCode }) => void,
   signal?: AbortSignal,
+  buffers: Uint8Array[] = [],
 ): Promise<void> {
   let bytes: Uint8Array;
+  // Packs are read into reused buffers and their blobs decrypted in place (fresh pages are
+  // what costs most per byte on some VMs); the buffer goes back when this pack is done.
+  let into = buffers.pop();
+  if (into && into.length < size) into = undefined;
+  into ??= new Uint8Array(Math.max(size, PACK_BUFFER));
   try {
-    bytes = await repo.backend.load({ type: 'data', name: pack }, { signal });
+    bytes = await repo.backend.load({ type: 'data', name: pack }, { signal, into });
   } catch (e) {
     if (e instanceof CairnError && e.code === 'ABORTED') throw e;
     problem({ kind: 'pack-missing', code: serializeError(e).code, pack, message: `pack ${pack}: ${serializeError(e).message}` });
@@ -156,12 +163,23 @@ async function checkPackData(
       if (!inHeader.has(key(b))) problem({ kind: 'pack-header', code: 'BAD_PACK', pack, blob: b.id, message: `pack ${pack}: blob ${b.id.slice(0, 8)} listed in index is not in the pack header at offset ${b.offset}` });
     }
   }
+  // In place only where no other listed blob shares the bytes (a damaged header might).
+  const overlaps = new Set<PackedBlob>();
+  const byOffset = [...listed].sort((a, b) => a.offset - b.offset);
+  for (let i = 1; i < byOffset.length; i++) {
+    const prev = byOffset[i - 1]!, cur = byOffset[i]!;
+    if (cur.offset < prev.offset + prev.length) (overlaps.add(prev), overlaps.add(cur));
+  }
   for (const b of listed) {
     try {
       if (b.offset + b.length > bytes.length) throw new CairnError('BAD_PACK', 'blob extends past the end of the pack');
-      await decodeBlob(repo.key, bytes.subarray(b.offset, b.offset + b.length), { ...b, packID: pack });
+      await decodeBlob(repo.key, bytes.subarray(b.offset, b.offset + b.length), { ...b, packID: pack }, !overlaps.has(b));
     } catch (e) {
       problem({ kind: 'blob', code: serializeError(e).code, pack, blob: b.id, message: `pack ${pack}: blob ${b.id} (${b.type}, offset ${b.offset}): ${serializeError(e).message}` });
     }
   }
+  if (bytes.buffer === into.buffer && buffers.length < 4) buffers.push(into);
 }
+
+/** Pack buffers kept for reuse are at least this large (packs are ~16 MiB). */
+const PACK_BUFFER = 17 << 20;
