@@ -11,7 +11,7 @@ import { Repository } from '../repository/repository';
 import { walk } from '../walker';
 import { check } from '../check';
 import { backup, type BackupOptions } from './archiver';
-import { inProcessPool } from './pool';
+import { inProcessPool, type PoolFactory } from './pool';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -90,6 +90,23 @@ describe('archiver', () => {
     expect(link).toMatchObject({ type: 'symlink', linkTarget: '../notes.txt', content: null });
     expect(r.warnings).toEqual([]);
     expect((await check(repo)).ok).toBe(true);
+  });
+
+  it('starts no saver pool for a backup that reads no file, and one for a backup that does', async () => {
+    const { repo } = await memRepo();
+    const src = new MemSource(home());
+    let started = 0;
+    const pool: PoolFactory = (settings, hooks, signal) => {
+      started++;
+      return inProcessPool({ saver: repo.backend, reader: src })(settings, hooks, signal);
+    };
+    const first = await backup(repo, src, pool, { hostname: 'host', targets: ['/a/b'] });
+    expect(started).toBe(1);
+    const again = await backup(repo, src, pool, { hostname: 'host', targets: ['/a/b'] });
+    expect(started).toBe(1);
+    expect(again.filesRead).toBe(0);
+    expect(again.snapshot.tree).toBe(first.snapshot.tree);
+    expect(again.summary.filesUnmodified).toBe(first.summary.filesNew);
   });
 
   it('shares common path components between targets: /a/b and /a/c both live under one "a"', async () => {

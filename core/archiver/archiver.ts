@@ -111,8 +111,10 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
   };
 
   const treePacks = new PackerManager({ key: repo.key, saver: repo.backend, packSize: repo.packSize, onPackSaved: packSaved, signal });
-  const pool: FileSaverPool = await makePool(settings, { claim: (id) => registry.claim('data', id), packSaved }, signal);
-  const files = new Semaphore(Math.max(1, pool.concurrency));
+  // Saver threads start with the first file that must be read: an unchanged re-backup needs none.
+  let saving: Promise<{ pool: FileSaverPool; files: Semaphore }> | undefined;
+  const savers = () =>
+    (saving ??= makePool(settings, { claim: (id) => registry.claim('data', id), packSaved }, signal).then((pool) => ({ pool, files: new Semaphore(Math.max(1, pool.concurrency)) })));
   const s = { filesNew: 0, filesChanged: 0, filesUnmodified: 0, dirsNew: 0, dirsChanged: 0, dirsUnmodified: 0, dataBlobs: 0, treeBlobs: 0, dataAdded: 0, dataAddedPacked: 0, files: 0, bytes: 0 };
   let filesRead = 0;
 
@@ -150,6 +152,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
       progress.tick();
       return { ...node, size: entry.size, content: old.content };
     }
+    const { pool, files } = await savers();
     await files.acquire(signal);
     progress.current.add(entry.path);
     try {
@@ -241,7 +244,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     await scan;
     progress.phase = 'finishing';
     progress.tick(true);
-    await pool.flush();
+    if (saving) await (await saving).pool.flush();
     await treePacks.flush();
     await writeIndex(signal);
     if (indexFailure) throw indexFailure;
@@ -285,6 +288,6 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     await writeIndex().catch(() => {});
     throw e;
   } finally {
-    await pool.close();
+    if (saving) await saving.then((started) => started.pool.close(), () => {});
   }
 }
