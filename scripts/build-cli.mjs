@@ -7,7 +7,7 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const quiet = process.argv.includes('--quiet');
 const out = path.join(root, 'dist/cli');
-const entries = { cairn: 'cli/cairn.ts', 'file-saver-worker': 'cli/pool/file-saver-worker.ts' };
+const entries = { cairn: 'cli/cairn.ts', 'file-saver-worker': 'cli/pool/file-saver-worker.ts', 'decode-worker': 'cli/pool/decode-worker.ts' };
 
 function newest(dir) {
   let t = 0;

@@ -7,6 +7,7 @@ import { lookupPath, splitPath } from '../../core/walker';
 import type { FlagSpecs } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { nodeRestoreTarget } from '../adapters/node-restore-target';
+import { nodeDecodePool } from '../pool/decode-pool';
 import { terminalProgress } from '../progress';
 import { formatBytes } from '../output';
 
@@ -44,13 +45,15 @@ export async function run(ctx: Context): Promise<number> {
     }
     if (!ctx.g.quiet && !ctx.g.json) ctx.out.stdout(`restoring <Snapshot ${id.slice(0, 8)} of [${snapshot.paths.join(' ')}] at ${snapshot.time.format()} by ${snapshot.username ?? ''}@${snapshot.hostname ?? ''}> to ${path.resolve(target)}\n`);
     const started = Date.now();
+    const decoders = nodeDecodePool();
     const result = await restore(repo, tree, nodeRestoreTarget(path.resolve(target)), {
+      decodePack: decoders.decodePack,
       include: ((f.include as string[] | undefined) ?? []).map(parsePattern),
       exclude: ((f.exclude as string[] | undefined) ?? []).map(parsePattern),
       pathPrefix: sub,
       signal: ctx.signal,
       onProgress: ctx.g.quiet ? undefined : terminalProgress(ctx.out, ctx.g.json),
-    });
+    }).finally(() => decoders.close());
     for (const e of result.errors) {
       if (ctx.g.json) ctx.out.stderr(JSON.stringify({ message_type: 'error', error: { message: e.message }, during: 'restore', item: e.path }) + '\n');
       else ctx.out.stderr(`ignoring error for ${e.path}: ${e.code}: ${e.message}\n`);

@@ -28,7 +28,19 @@ export interface RestoreOptions {
   concurrency?: number;
   /** File writes (and creations, metadata) in flight at once. */
   writeConcurrency?: number;
+  /**
+   * Decrypts and verifies a pack's blobs elsewhere (worker threads), in place; without it
+   * they are decoded here. See PackDecoder.
+   */
+  decodePack?: PackDecoder;
 }
+
+/**
+ * Decodes `blobs` (offsets relative to `bytes`) of one pack range, in place. `bytes` may be
+ * handed to another thread and come back as the returned `bytes`; each result is the plain
+ * blob (verified) or the error for that blob alone.
+ */
+export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array } | { error: unknown })[] }>;
 
 export interface RestoreError {
   path: string;
@@ -247,10 +259,20 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
         packError = e;
       }
       const packWrites: Promise<void>[] = [];
-      for (const b of list) {
+      let decoded: Awaited<ReturnType<PackDecoder>>['results'] | undefined;
+      if (bytes && opts.decodePack && end - start >= 1 << 20) {
+        const r = await opts.decodePack(repo.key, bytes, list.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal);
+        bytes = r.bytes;
+        decoded = r.results;
+      }
+      for (const [i, b] of list.entries()) {
         let plain: Uint8Array | undefined;
         let err = packError;
-        if (bytes) {
+        if (decoded) {
+          const d = decoded[i]!;
+          if ('plain' in d) plain = d.plain;
+          else err = d.error;
+        } else if (bytes) {
           try {
             plain = await decodeBlob(repo.key, bytes.subarray(b.loc.offset - start, b.loc.offset - start + b.loc.length), b.loc, true);
           } catch (e) {

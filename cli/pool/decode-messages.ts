@@ -1,0 +1,25 @@
+// Messages between the restore command and its decode worker threads (decode-worker.ts).
+
+import type { SerializedError } from '../../core/errors';
+import type { BlobLocation } from '../../core/index/master-index';
+
+export interface DecodeInit {
+  key: { encrypt: Uint8Array; macK: Uint8Array; macR: Uint8Array };
+}
+
+export interface ToDecoder {
+  id: number;
+  buffer: ArrayBuffer;
+  offset: number;
+  length: number;
+  /** Offsets relative to the range [offset, offset + length). */
+  blobs: BlobLocation[];
+}
+
+/** Where a decoded blob is: in the returned buffer, in an extra buffer, or why it failed. */
+export type DecodedRef = { at: number; length: number } | { extra: number } | { error: SerializedError };
+
+export type FromDecoder =
+  | { type: 'ready' }
+  | { type: 'initError'; error: SerializedError }
+  | { type: 'decoded'; id: number; buffer: ArrayBuffer; results: DecodedRef[]; extras: Uint8Array[] };
