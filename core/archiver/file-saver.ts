@@ -69,6 +69,14 @@ export class FileSaver {
     this.#deps = deps;
   }
 
+  /** A small buffer filled up (the file is larger than scanned): its bytes move to a big one. */
+  #grow(small: Uint8Array, filled: number): Uint8Array {
+    const big = this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE);
+    big.set(small.subarray(0, filled));
+    this.#smallBuffers.push(small);
+    return big;
+  }
+
   async save(job: FileJob, onBytes?: (n: number) => void, signal?: AbortSignal): Promise<FileSaved> {
     const d = this.#deps;
     const chunker = this.#chunkers.pop() ?? new Chunker(d.polynomial);
@@ -109,13 +117,7 @@ export class FileSaver {
         try {
           for (;;) {
             throwIfAborted(signal);
-            if (filled === buf.length) {
-              // A small buffer filled up (the file is larger than scanned): move to a big one.
-              const big = this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE);
-              big.set(buf.subarray(0, filled));
-              this.#smallBuffers.push(buf);
-              buf = big;
-            }
+            if (filled === buf.length) buf = this.#grow(buf, filled);
             const n = await file.readInto(buf.subarray(filled, filled + Math.min(PIECE, buf.length - filled)));
             if (n === 0) break;
             filled += n;
@@ -128,12 +130,7 @@ export class FileSaver {
         for await (const piece of d.reader.read(job.ref, job.size, signal)) {
           for (let at = 0; at < piece.length; at += PIECE) {
             const part = piece.subarray(at, at + PIECE);
-            if (buf.length - filled < part.length) {
-              const big = this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE);
-              big.set(buf.subarray(0, filled));
-              this.#smallBuffers.push(buf);
-              buf = big;
-            }
+            if (buf.length - filled < part.length) buf = this.#grow(buf, filled);
             buf.set(part, filled);
             filled += part.length;
             await scan(filled - part.length);
