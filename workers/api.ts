@@ -13,6 +13,7 @@
 
 import type { ErrorCode } from '../core/errors';
 import type { ProgressSnapshot } from '../core/progress';
+import type { SnapshotSummary } from '../core/data/snapshot-summary';
 
 export type { ProgressSnapshot };
 
@@ -99,22 +100,8 @@ export function isEngineError(e: unknown): e is EngineError {
 
 // ---- browsing -------------------------------------------------------------------------------
 
-export interface SnapshotSummaryView {
-  filesNew: number;
-  filesChanged: number;
-  filesUnmodified: number;
-  dirsNew: number;
-  dirsChanged: number;
-  dirsUnmodified: number;
-  dataBlobs: number;
-  treeBlobs: number;
-  dataAdded: number;
-  dataAddedPacked: number;
-  totalFilesProcessed: number;
-  totalBytesProcessed: number;
-  backupStart: string;
-  backupEnd: string;
-}
+/** The snapshot's summary with its times as RFC 3339 strings (GoTime does not cross threads). */
+export type SnapshotSummaryView = Omit<SnapshotSummary, 'backupStart' | 'backupEnd'> & { backupStart: string; backupEnd: string };
 
 export interface SnapshotView {
   id: string;

@@ -8,6 +8,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { deserializeError, throwIfAborted } from '../../core/errors';
 import type { PackDecoder } from '../../core/restorer/restorer';
+import { PACK_BUFFER_SIZE } from '../../core/pack/packer';
 import type { DecodeInit, FromDecoder, ToDecoder } from './decode-messages';
 
 type Done = (m: Extract<FromDecoder, { type: 'decoded' }>) => void;
@@ -72,7 +73,7 @@ export function nodeDecodePool(opts: { threads?: number; entry?: URL } = {}): De
       // Only a buffer that is wholly this range's (or one of restore's own pack buffers) is
       // transferred; anything else (a slice of a shared allocation) is copied first.
       const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      const mine = whole || bytes.buffer.byteLength >= 16 << 20;
+      const mine = whole || bytes.buffer.byteLength >= PACK_BUFFER_SIZE;
       const src = mine ? bytes : bytes.slice();
       const id = nextId++;
       t.busy++;

@@ -8,6 +8,7 @@ import { readPackHeader, expectedPackSize } from '../pack/reader';
 import type { PackedBlob } from '../pack/header';
 import { loadTree } from '../walker';
 import { mapLimit } from '../util/concurrency';
+import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { memoryLoader } from './memory-loader';
 
 export interface CheckProblem {
@@ -138,7 +139,7 @@ async function checkPackData(
   // what costs most per byte on some VMs); the buffer goes back when this pack is done.
   let into = buffers.pop();
   if (into && into.length < size) into = undefined;
-  into ??= new Uint8Array(Math.max(size, PACK_BUFFER));
+  into ??= new Uint8Array(Math.max(size, PACK_BUFFER_SIZE));
   try {
     bytes = await repo.backend.load({ type: 'data', name: pack }, { signal, into });
   } catch (e) {
@@ -181,5 +182,3 @@ async function checkPackData(
   if (bytes.buffer === into.buffer && buffers.length < 4) buffers.push(into);
 }
 
-/** Pack buffers kept for reuse are at least this large (packs are ~16 MiB). */
-const PACK_BUFFER = 17 << 20;

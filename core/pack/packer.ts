@@ -13,6 +13,8 @@ import { encodeHeader, entrySize, MAX_HEADER_SIZE, type BlobType, type PackedBlo
 
 /** restic's default --pack-size. */
 export const DEFAULT_PACK_SIZE = 16 * 1024 * 1024;
+/** Buffers that restore and check read whole packs into, and reuse: a pack with room to spare. */
+export const PACK_BUFFER_SIZE = DEFAULT_PACK_SIZE + (1 << 20);
 
 export interface FinishedPack {
   id: ID;

@@ -12,6 +12,7 @@ import type { BlobLocation } from '../index/master-index';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { mapLimit } from '../util/concurrency';
 import { Semaphore } from '../backend/limit';
+import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { childMayMatchAny, matchAny, type Pattern } from '../util/pattern';
 import { walk } from '../walker';
 import type { FileWriter, RestoreTarget } from './target';
@@ -68,8 +69,6 @@ interface Use {
   offset: number;
 }
 
-/** Pack buffers kept for reuse are at least this large (packs are ~16 MiB). */
-const PACK_BUFFER = 17 << 20;
 
 export async function restore(repo: Repository, treeID: ID, target: RestoreTarget, opts: RestoreOptions = {}): Promise<RestoreResult> {
   const signal = opts.signal;
@@ -252,7 +251,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
       let into = buffers.pop();
       if (into && into.length < end - start) into = undefined;
       try {
-        bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal, into: into ?? new Uint8Array(Math.max(end - start, PACK_BUFFER)) });
+        bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal, into: into ?? new Uint8Array(Math.max(end - start, PACK_BUFFER_SIZE)) });
         if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`);
       } catch (e) {
         if (e instanceof CairnError && e.code === 'ABORTED') throw e;
@@ -282,7 +281,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
         for (const use of b.uses) await startWrite(use, plain, err, packWrites);
         progress.tick();
       }
-      const own = bytes && bytes.byteOffset === 0 && bytes.buffer.byteLength >= PACK_BUFFER ? new Uint8Array(bytes.buffer) : undefined;
+      const own = bytes && bytes.byteOffset === 0 && bytes.buffer.byteLength >= PACK_BUFFER_SIZE ? new Uint8Array(bytes.buffer) : undefined;
       if (own) void Promise.all(packWrites).then(() => buffers.length < 8 && buffers.push(own));
     });
   } finally {
