@@ -69,7 +69,6 @@ interface Use {
   offset: number;
 }
 
-
 export async function restore(repo: Repository, treeID: ID, target: RestoreTarget, opts: RestoreOptions = {}): Promise<RestoreResult> {
   const signal = opts.signal;
   const progress = new ProgressTracker('restoring', opts.onProgress);
@@ -92,6 +91,13 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
     if (opts.exclude?.length && matchAny(opts.exclude, full)) return false;
     // The list as a whole (restic ListWithChild), so a negated include can close a directory.
     return !opts.include?.length || childMayMatchAny(opts.include, full);
+  };
+
+  // Metadata on the open file where the target can, else after closing it.
+  const complete = async (w: FileWriter, path: string[], node: Node) => {
+    if (w.finish) return w.finish(node);
+    await w.close();
+    await target.setMetadata(path, node);
   };
 
   // 1. Walk: directories, symlinks and empty files now; plan the blobs of the others.
@@ -154,12 +160,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
           offset += loc.uncompressedLength || loc.length - 32;
         }
         if (content.length === 0) {
-          const w = await target.createFile(path, 0);
-          if (w.finish) await w.finish(node);
-          else {
-            await w.close();
-            await target.setMetadata(path, node);
-          }
+          await complete(await target.createFile(path, 0), path, node);
           result.files++;
           progress.done.files++;
         }
@@ -179,11 +180,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
       const w = await f.writer!;
       if (f.failed) await w.close();
       else {
-        if (w.finish) await w.finish(f.node);
-        else {
-          await w.close();
-          await target.setMetadata(f.path, f.node);
-        }
+        await complete(w, f.path, f.node);
         result.files++;
       }
     } catch (e) {
