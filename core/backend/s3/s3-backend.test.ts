@@ -61,6 +61,15 @@ describe('S3Backend requests', () => {
     expect(seen[0]!.init.body).toBe(data);
   });
 
+  it('sends the body as a Blob of the same bytes when blobBodies is on (the browser default)', async () => {
+    const { be, seen } = backend(() => new Response(null, { status: 200 }), { blobBodies: true });
+    const { h, data } = await testObject('index', 1, 1000);
+    await be.save(h, data);
+    const body = seen[0]!.init.body;
+    expect(body).toBeInstanceOf(Blob);
+    expect(new Uint8Array(await (body as Blob).arrayBuffer())).toEqual(data);
+  });
+
   it('refuses to upload a pack whose bytes do not hash to its name, sending nothing', async () => {
     const { be, seen } = backend(() => new Response(null, { status: 200 }));
     const { h } = await testObject('data', 2, 100);

@@ -32,6 +32,12 @@ export interface S3BackendOptions {
    * failure. Default: on in browsers (where fetch reports both as the same TypeError).
    */
   detectCors?: boolean;
+  /**
+   * Send request bodies as a Blob instead of the bytes themselves. Default: on in browsers,
+   * where Chromium 156 uploads a 16 MiB ArrayBuffer body at ~4 MB/s and the same bytes as a
+   * Blob at 30–40 MB/s (measured against radosgw on 127.0.0.1; Node's fetch is not affected).
+   */
+  blobBodies?: boolean;
   /** Send `If-None-Match: *` with each PUT so existing objects are never overwritten. */
   noOverwrite?: boolean;
   /**
@@ -73,6 +79,7 @@ export class S3Backend implements Backend {
   readonly #md5: (data: Uint8Array) => Uint8Array | Promise<Uint8Array>;
   readonly #detectCors: boolean;
   readonly #noOverwrite: boolean;
+  readonly #blobBodies: boolean;
   /** Methods that have worked at least once: their CORS rule is fine, so a failure is the network. */
   readonly #worked = new Set<string>();
 
@@ -87,6 +94,7 @@ export class S3Backend implements Backend {
     this.#md5 = opts.md5 ?? md5;
     this.#detectCors = opts.detectCors ?? isBrowser();
     this.#noOverwrite = opts.noOverwrite ?? false;
+    this.#blobBodies = opts.blobBodies ?? isBrowser();
     this.#baseTimeoutMs = opts.baseTimeoutMs ?? 60_000;
     this.#minRate = opts.minBytesPerSecond ?? 64 * 1024;
   }
@@ -118,7 +126,7 @@ export class S3Backend implements Backend {
       // Every URL is unique; keep the responses out of the browser's HTTP cache.
       cache: 'no-store',
     };
-    if (s.body) init.body = s.body as BodyInit;
+    if (s.body) init.body = this.#blobBodies ? new Blob([s.body as Uint8Array<ArrayBuffer>]) : (s.body as BodyInit);
     try {
       const res = await this.#fetch(signed.url, init);
       this.#worked.add(s.method);
