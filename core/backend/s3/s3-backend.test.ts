@@ -61,13 +61,15 @@ describe('S3Backend requests', () => {
     expect(seen[0]!.init.body).toBe(data);
   });
 
-  it('sends the body as a Blob of the same bytes when blobBodies is on (the browser default)', async () => {
+  it('moves bodies as Blobs of the same bytes when blobBodies is on (the browser default)', async () => {
     const { be, seen } = backend(() => new Response(null, { status: 200 }), { blobBodies: true });
     const { h, data } = await testObject('index', 1, 1000);
     await be.save(h, data);
     const body = seen[0]!.init.body;
     expect(body).toBeInstanceOf(Blob);
     expect(new Uint8Array(await (body as Blob).arrayBuffer())).toEqual(data);
+    const { be: reader } = backend(() => new Response(data.slice(10, 20), { status: 206 }), { blobBodies: true });
+    expect(await reader.load(h, { offset: 10, length: 10 })).toEqual(data.slice(10, 20));
   });
 
   it('refuses to upload a pack whose bytes do not hash to its name, sending nothing', async () => {
