@@ -11,16 +11,13 @@ import * as db from './cache/db';
 import { EngineFault, guarded } from './errors';
 import { initWasm } from './wasm';
 import { warmUp } from './warmup';
-import { chooseSha256 } from './sha256-choice';
-import { chooseAes } from './aes-choice';
-import { saverWorkerCount } from './pool/browser-pool';
 import * as browse from './engine/browse';
-import { backup } from './engine/backup';
-import { downloadResult, startDownload } from './engine/download';
 import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
-import { producer, restoreToFolder, saveToFile } from './engine/restore';
 import type { Session } from './engine/session';
 import { snapshotView } from './engine/views';
+
+/** Backup, restore and download code, loaded on first use (see ./engine/heavy). */
+const heavy = () => import('./engine/heavy');
 
 let session: Session | undefined;
 let running: { what: string; abort: AbortController } | undefined;
@@ -63,6 +60,8 @@ async function replace(next: Promise<Session>): Promise<Session> {
   const old = session;
   session = s;
   await old?.close();
+  // Opening a snapshot needs the index; read it while the page asks for the snapshot list.
+  s.repo.loadIndex().catch(() => {});
   warmInBackground(s);
   return s;
 }
@@ -83,11 +82,7 @@ const api = {
       await initWasm();
       return (await replace(openRepository(loc, password, opts))).info();
     }),
-  unlockRemembered: (loc: RepoLocation, opts?: { offline?: boolean }) =>
-    guarded(async () => {
-      await initWasm();
-      return (await replace(unlockRemembered(loc, opts))).info();
-    }),
+  unlockRemembered: (loc: RepoLocation, opts?: { offline?: boolean }) => guarded(async () => (await replace(unlockRemembered(loc, opts))).info()),
   forgetRemembered: (loc: RepoLocation) =>
     guarded(async () => {
       await forgetRemembered(loc);
@@ -115,6 +110,7 @@ const api = {
     guarded(() =>
       exclusive('a backup', async (signal) => {
         const s = current();
+        const { backup, chooseAes, chooseSha256 } = await heavy();
         await chooseSha256();
         await chooseAes();
         if (tuning.packSize) s.repo.packSize = tuning.packSize;
@@ -130,11 +126,19 @@ const api = {
   },
 
   restoreToFolder: (snapshotId: string, path: string[], target: FileSystemDirectoryHandle, onProgress?: (p: ProgressSnapshot) => void) =>
-    guarded(() => exclusive('a restore', async (signal) => (await chooseSha256(), await chooseAes(), restoreToFolder(current(), snapshotId, path, target, signal, onProgress)))),
+    guarded(() =>
+      exclusive('a restore', async (signal) => {
+        const { chooseAes, chooseSha256, restoreToFolder } = await heavy();
+        await chooseSha256();
+        await chooseAes();
+        return restoreToFolder(current(), snapshotId, path, target, signal, onProgress);
+      }),
+    ),
   saveToFile: (snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, onProgress?: (p: ProgressSnapshot) => void) =>
-    guarded(() => exclusive('a download', (signal) => saveToFile(current(), snapshotId, path, kind, target, signal, onProgress))),
+    guarded(() => exclusive('a download', async (signal) => (await heavy()).saveToFile(current(), snapshotId, path, kind, target, signal, onProgress))),
   download: (snapshotId: string, path: string[], kind: DownloadKind, onProgress?: (p: ProgressSnapshot) => void) =>
     guarded(async () => {
+      const { chooseAes, chooseSha256, producer, startDownload } = await heavy();
       await chooseSha256();
       await chooseAes();
       const p = await producer(current(), snapshotId, path, kind);
@@ -143,11 +147,11 @@ const api = {
       const ticket = startDownload(p, closeSignal(), onProgress);
       return Comlink.transfer(ticket, [ticket.port]);
     }),
-  downloadResult: (id: string) => guarded(() => downloadResult(id)),
+  downloadResult: (id: string) => guarded(async () => (await heavy()).downloadResult(id)),
 
   stats: () =>
     guarded(async () => ({
-      saverWorkers: saverWorkerCount({ workers: tuning.workers }),
+      saverWorkers: (await heavy()).saverWorkerCount({ workers: tuning.workers }),
       indexBlobs: session?.repo.index.size ?? 0,
       cacheHits: session?.cached?.stats.hits ?? 0,
       cacheMisses: session?.cached?.stats.misses ?? 0,

@@ -1,5 +1,5 @@
 // scrypt for the engine worker, run in a throw-away worker (kdf.worker.ts) so its memory is
-// released as soon as the key is derived. One spare worker is kept started (hash-wasm loaded,
+// released as soon as the key is derived. One spare worker is kept started (from half a second after engine start) (hash-wasm loaded,
 // no KDF memory yet) so an unlock does not wait for a worker to boot.
 
 import { CairnError } from '../core/errors';
@@ -32,6 +32,7 @@ function scryptInWorker(password: Uint8Array, salt: Uint8Array, N: number, r: nu
 
 /** Routes the engine's scrypt through throw-away workers; call once at engine start. */
 export function installWorkerScrypt(): void {
-  spare ??= start();
+  // Not at once: a warm start (remembered key, no scrypt) would share the cores with its boot.
+  setTimeout(() => (spare ??= start()), 500);
   setPrimitives({ ...primitives(), scrypt: scryptInWorker });
 }

@@ -225,6 +225,25 @@ describe('Repository', () => {
       expect(isCairnError(await rejection(fresh.loadBlob('data', await hashID(treePlain))), 'BLOB_NOT_FOUND')).toBe(true);
     });
 
+    it('loadIndex callers at the same time share one load; one caller giving up does not fail the other', async () => {
+      const { repo, backend } = await memRepo();
+      await repo.saveIndex([await storePack(repo, [{ type: 'data', plain: seededBytes(3, 500) }])]);
+      const counting = countingBackend(backend);
+      const fresh = await Repository.open(counting, TEST_PASSWORD);
+      await Promise.all([fresh.loadIndex(), fresh.loadIndex(), fresh.loadIndex()]);
+      expect(counting.lists.filter((t) => t === 'index')).toHaveLength(1);
+      expect(fresh.index.size).toBe(1);
+
+      const other = await Repository.open(countingBackend(backend), TEST_PASSWORD);
+      const abort = new AbortController();
+      const first = other.loadIndex({ signal: abort.signal });
+      const second = other.loadIndex();
+      abort.abort();
+      expect(isCairnError(await rejection(first), 'ABORTED')).toBe(true);
+      await second;
+      expect(other.index.size).toBe(1);
+    });
+
     it('a tree miss reads all trees of its pack in one request; a damaged one still fails alone', async () => {
       const { repo, backend } = await memRepo();
       const trees = Array.from({ length: 40 }, (_, i) => new TextEncoder().encode(`{"nodes":[{"name":"f${i}","type":"file","content":[]}]}\n`));

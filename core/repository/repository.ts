@@ -49,6 +49,7 @@ export class Repository {
   /** Sealed blobs kept outside the backend (the app's offline tree cache); see blob-cache.ts. */
   blobCache: BlobCache | undefined;
   #indexLoaded = false;
+  #indexLoading: Promise<void> | undefined;
   /**
    * Sealed tree blobs read ahead with a sibling: a tree miss reads every tree of its pack in
    * one request (restic caches whole tree packs for the same reason), so walking a snapshot
@@ -137,6 +138,26 @@ export class Repository {
   /** Loads every index file into the master index (once). */
   async loadIndex(opts: { signal?: AbortSignal; onFile?: (done: number, total: number) => void } = {}): Promise<void> {
     if (this.#indexLoaded) return;
+    // Callers at the same time (a listing and a background warm-up, say) share one load.
+    if (this.#indexLoading) {
+      try {
+        return await this.#indexLoading;
+      } catch (e) {
+        // The other caller gave up (its signal): load for this one.
+        if (!(e instanceof CairnError && e.code === 'ABORTED') || opts.signal?.aborted) throw e;
+        return this.loadIndex(opts);
+      }
+    }
+    const loading = this.#loadIndex(opts);
+    this.#indexLoading = loading;
+    try {
+      await loading;
+    } finally {
+      if (this.#indexLoading === loading) this.#indexLoading = undefined;
+    }
+  }
+
+  async #loadIndex(opts: { signal?: AbortSignal; onFile?: (done: number, total: number) => void }): Promise<void> {
     const ids = await this.listIDs('index', opts.signal);
     let done = 0;
     await mapLimit(ids, 8, async (id) => {

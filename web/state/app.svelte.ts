@@ -2,6 +2,7 @@
 // repositories, reopens the last one when its key is remembered on this device, and offers a
 // new version when the service worker has one waiting.
 
+import { adoptEarlyUnlock } from '../lib/boot';
 import { getPref } from '../lib/db';
 import { engine } from '../lib/engine';
 import { describeError, type Described } from '../lib/messages';
@@ -29,7 +30,9 @@ class AppState {
       await remembered.refresh();
       performance.mark('cairn:remembered-loaded');
       const last = remembered.byId(await getPref<string | null>(LAST_REPO_PREF));
-      if (last?.autoUnlock && last.location.kind !== 'folder') await session.unlockRemembered(last);
+      const auto = last?.autoUnlock && last.location.kind !== 'folder' ? last : undefined;
+      const early = await adoptEarlyUnlock(auto);
+      if (auto) await session.unlockRemembered(auto, early?.info);
     } catch (e) {
       this.#fatal = describeError(e);
     } finally {

@@ -3,6 +3,7 @@
 // to remember bucket keys, to ./secrets.ts) — and never kept in any field here.
 
 import type { RepoInfo, RepoLocation, S3Auth } from '../../workers/api';
+import { writeBootHint } from '../lib/boot';
 import { putRepo, setPref, touchRepo, type RememberedRepo } from '../lib/db';
 import { engine } from '../lib/engine';
 import { describeError, isCode, type Described } from '../lib/messages';
@@ -93,17 +94,20 @@ class RepoSession {
     }
   }
 
-  /** Opens with the master key the engine remembered for this entry (no password). */
-  async unlockRemembered(entry: RememberedRepo): Promise<boolean> {
+  /**
+   * Opens with the master key the engine remembered for this entry (no password); `early` is
+   * that same request already sent at boot (../lib/boot.ts).
+   */
+  async unlockRemembered(entry: RememberedRepo, early?: Promise<RepoInfo>): Promise<boolean> {
     this.#busy = true;
     this.#error = undefined;
-    performance.mark('cairn:unlock-start');
+    if (!early) performance.mark('cairn:unlock-start');
     try {
       const location = toEngine(entry.location);
-      const info = await engine().unlockRemembered(location, { offline: location.kind === 's3' && !network.online });
+      const info = await (early ?? engine().unlockRemembered(location, { offline: location.kind === 's3' && !network.online }));
+      this.#opened(info, location, entry);
       await touchRepo(entry.id, info.id);
       await remembered.refresh();
-      this.#opened(info, location, entry);
       return true;
     } catch (e) {
       if (!isCode(e, 'NOT_REMEMBERED')) this.#error = describeError(e);
@@ -124,6 +128,8 @@ class RepoSession {
   async forgetKey(entry: RememberedRepo): Promise<void> {
     await engine().forgetRemembered(toEngine(entry.location));
     await remembered.save({ ...entry, autoUnlock: false });
+    if (this.#entry?.id === entry.id) this.#entry = { ...entry, autoUnlock: false };
+    writeBootHint(undefined);
   }
 
   async refreshInfo(): Promise<void> {
@@ -137,6 +143,7 @@ class RepoSession {
     this.#info = info;
     performance.mark('cairn:unlocked');
     void setPref(LAST_REPO_PREF, entry?.id ?? null);
+    writeBootHint(entry);
   }
 
   async #locationOf(req: UnlockRequest): Promise<RepoLocation> {

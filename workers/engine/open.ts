@@ -18,6 +18,7 @@ import { treeCache } from '../cache/tree-cache';
 import { EngineFault } from '../errors';
 import { browserOffline, isRemote, locationKey, openBackend } from '../location';
 import { Session } from './session';
+import { initWasm } from '../wasm';
 
 export interface Owner {
   hostname: string;
@@ -89,7 +90,9 @@ export async function unlockRemembered(loc: RepoLocation, opts: { offline?: bool
 async function openWithKey(backend: Backend, key: Key, keyId: string): Promise<Repository> {
   let plain: Uint8Array;
   try {
-    plain = await openSealed(key, await backend.load({ type: 'config', name: '' }));
+    // The config is read while zstd's WASM (started by warmUp) finishes compiling.
+    const [sealed] = await Promise.all([backend.load({ type: 'config', name: '' }), initWasm()]);
+    plain = await openSealed(key, sealed);
   } catch (e) {
     if (e instanceof CairnError && e.code === 'NOT_FOUND') throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location}`, { op: 'open' });
     if (e instanceof CairnError && e.code === 'MAC_MISMATCH') throw new EngineFault('NOT_REMEMBERED', 'the remembered key does not open this repository', { cause: e });
