@@ -6,9 +6,9 @@
 //   s3          repository in the local radosgw, S3 keys given to the engine (CORS allows *)
 //   restore     into an OPFS folder; file count and bytes are checked
 //   check       not in the EngineApi: reported as unavailable
-// Wall time is taken around the page call; peak memory is the summed RSS of all Chromium
+// Wall time is taken around the page call; peak memory is the summed PSS of all Chromium
 // processes of this profile (browser, renderer with the engine and saver workers, utility
-// processes), sampled from /proc; CPU is their utime+stime delta. Unlike the CLIs, the engine
+// processes), sampled from /proc every 100 ms, and separately that of the renderers alone; CPU is their utime+stime delta. Unlike the CLIs, the engine
 // keeps the repository open between phases (as the app does after one unlock), so re-backups
 // do not pay key derivation and index loading again.
 import fs from 'node:fs';
@@ -37,12 +37,28 @@ function profilePids(profile) {
   return out;
 }
 
+/**
+ * Memory and CPU of these processes. Memory is PSS (proportional set size, from smaps_rollup):
+ * Chromium's processes map the same 200+ MB binary and share memory with each other, so their
+ * summed RSS counts those pages once per process. `page` is the renderer processes alone (the
+ * page, the engine and saver workers, the service worker).
+ */
 function usage(pids) {
   let rss = 0;
+  let page = 0;
   let cpu = 0;
   for (const p of pids) {
     try {
-      rss += Number(fs.readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1]) * 4096;
+      let bytes;
+      try {
+        const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
+        bytes = m ? Number(m[1]) * 1024 : undefined;
+      } catch {
+        // no smaps_rollup: RSS below
+      }
+      bytes ??= Number(fs.readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1]) * 4096;
+      rss += bytes;
+      if (fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('--type=renderer')) page += bytes;
       const s = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
       const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
       cpu += (Number(f[11]) + Number(f[12])) / HZ;
@@ -50,7 +66,7 @@ function usage(pids) {
       // gone
     }
   }
-  return { rss, cpu };
+  return { rss, page, cpu };
 }
 
 function staticRoutes(dir) {
@@ -100,9 +116,12 @@ export async function chromiumTool(cfg, { s3, log }) {
     const u0 = usage(pids);
     const m0 = cpuStat();
     let peak = u0.rss;
+    let peakPage = u0.page;
     const timer = setInterval(() => {
-      peak = Math.max(peak, usage(profilePids(profile)).rss);
-    }, 50);
+      const u = usage(profilePids(profile));
+      peak = Math.max(peak, u.rss);
+      peakPage = Math.max(peakPage, u.page);
+    }, 100);
     const t0 = process.hrtime.bigint();
     let value;
     try {
@@ -114,7 +133,7 @@ export async function chromiumTool(cfg, { s3, log }) {
     const u1 = usage(profilePids(profile));
     const m1 = cpuStat();
     const cpu = u1.cpu - u0.cpu;
-    return { code: 0, wall, user: cpu, sys: 0, peakRss: Math.max(peak, u1.rss), background: Math.max(0, m1.busy - m0.busy - cpu), value };
+    return { code: 0, wall, user: cpu, sys: 0, peakRss: Math.max(peak, u1.rss), peakPageRss: Math.max(peakPage, u1.page), background: Math.max(0, m1.busy - m0.busy - cpu), value };
   };
 
   const tool = {
