@@ -8,7 +8,7 @@
 //   check       not in the EngineApi: reported as unavailable
 // Wall time is taken around the page call; peak memory is the summed PSS of all Chromium
 // processes of this profile (browser, renderer with the engine and saver workers, utility
-// processes), sampled from /proc every 100 ms, and separately that of the renderers alone; CPU is their utime+stime delta. Unlike the CLIs, the engine
+// processes), sampled from /proc every second, and separately that of the renderers alone; CPU is their utime+stime delta. Unlike the CLIs, the engine
 // keeps the repository open between phases (as the app does after one unlock), so re-backups
 // do not pay key derivation and index loading again.
 import fs from 'node:fs';
@@ -37,28 +37,33 @@ function profilePids(profile) {
   return out;
 }
 
+const renderers = new Map();
+const isRenderer = (p) => {
+  if (!renderers.has(p)) renderers.set(p, fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('--type=renderer'));
+  return renderers.get(p);
+};
+
 /**
- * Memory and CPU of these processes. Memory is PSS (proportional set size, from smaps_rollup):
- * Chromium's processes map the same 200+ MB binary and share memory with each other, so their
- * summed RSS counts those pages once per process. `page` is the renderer processes alone (the
- * page, the engine and saver workers, the service worker).
+ * CPU of these processes, and their memory: summed RSS (cheap, from statm), or with `pss` the
+ * PSS (proportional set size, from smaps_rollup) — Chromium's processes map the same 200+ MB
+ * binary and share memory with each other, so summed RSS counts those pages once per process.
+ * smaps_rollup walks every mapping and costs real CPU on large processes: sample it sparingly.
+ * `page` is the renderer processes alone (the page, the engine and saver workers).
  */
-function usage(pids) {
+function usage(pids, { pss = false } = {}) {
   let rss = 0;
   let page = 0;
   let cpu = 0;
   for (const p of pids) {
     try {
       let bytes;
-      try {
+      if (pss) {
         const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
         bytes = m ? Number(m[1]) * 1024 : undefined;
-      } catch {
-        // no smaps_rollup: RSS below
       }
       bytes ??= Number(fs.readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1]) * 4096;
       rss += bytes;
-      if (fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('--type=renderer')) page += bytes;
+      if (isRenderer(p)) page += bytes;
       const s = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
       const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
       cpu += (Number(f[11]) + Number(f[12])) / HZ;
@@ -115,13 +120,14 @@ export async function chromiumTool(cfg, { s3, log }) {
     const pids = profilePids(profile);
     const u0 = usage(pids);
     const m0 = cpuStat();
-    let peak = u0.rss;
-    let peakPage = u0.page;
+    const p0 = usage(pids, { pss: true });
+    let peak = p0.rss;
+    let peakPage = p0.page;
     const timer = setInterval(() => {
-      const u = usage(profilePids(profile));
+      const u = usage(profilePids(profile), { pss: true });
       peak = Math.max(peak, u.rss);
       peakPage = Math.max(peakPage, u.page);
-    }, 100);
+    }, 1000);
     const t0 = process.hrtime.bigint();
     let value;
     try {
@@ -130,7 +136,7 @@ export async function chromiumTool(cfg, { s3, log }) {
       clearInterval(timer);
     }
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-    const u1 = usage(profilePids(profile));
+    const u1 = usage(profilePids(profile), { pss: true });
     const m1 = cpuStat();
     const cpu = u1.cpu - u0.cpu;
     return { code: 0, wall, user: cpu, sys: 0, peakRss: Math.max(peak, u1.rss), peakPageRss: Math.max(peakPage, u1.page), background: Math.max(0, m1.busy - m0.busy - cpu), value };
