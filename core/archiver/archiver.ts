@@ -67,6 +67,15 @@ export interface BackupResult {
 }
 
 const PROGRAM_VERSION = 'cairn 0.1.0';
+/** How long a cancelled backup waits for its savers to store what they already hold. */
+const FLUSH_ON_CANCEL_MS = 15_000;
+
+/** `p`, or a rejection once `ms` have passed. */
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CairnError('ABORTED', `gave up after ${ms} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
 
 export async function backup(repo: Repository, source: SourceFS, makePool: PoolFactory, opts: BackupOptions): Promise<BackupResult> {
   const signal = opts.signal;
@@ -285,6 +294,12 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     return { id, snapshot, summary, parent: parentEntry?.id, warnings, filesRead };
   } catch (e) {
     // Whatever packs are already stored get indexed, so the next run does not upload them again.
+    // On a cancel, the savers first store what they hold (uploads in flight and the blobs
+    // already in their open packs; files stop being read at once), for up to FLUSH_ON_CANCEL_MS.
+    if (saving && e instanceof CairnError && e.code === 'ABORTED') {
+      const started = await saving.catch(() => undefined);
+      if (started) await withTimeout(started.pool.flush(), FLUSH_ON_CANCEL_MS).catch(() => {});
+    }
     await writeIndex().catch(() => {});
     throw e;
   } finally {

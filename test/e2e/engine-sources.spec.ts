@@ -68,8 +68,8 @@ test('a wrong password and a missing repository have their own codes', async ({ 
 });
 
 test('a cancelled backup leaves a valid repository and the next one reuses the uploaded data', async ({ page, s3 }) => {
-  // 40 MiB of incompressible data in 40 files: packs are 16 MiB, so one or two are stored
-  // before the cancel at 26 MiB read.
+  // 40 MiB of incompressible data in 40 files, cancelled at 26 MiB read: the packs stored,
+  // uploading or half full at that moment are stored and indexed before the backup gives up.
   const tree: FileSpec[] = Array.from({ length: 40 }, (_, i) => ({ path: `v/part-${String(i).padStart(2, '0')}.bin`, size: 1 << 20, seed: 1000 + i }));
   await openHarness(page);
   await page.evaluate((files) => window.harness.writeSeeded(['src', 'Big'], files), tree as { path: string; size: number; seed: number }[]);
