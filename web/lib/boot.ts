@@ -42,7 +42,6 @@ function readBootHint(): BootHint | undefined {
 /** Called first thing by main.ts: starts the engine worker and, if hinted, the unlock. */
 export function bootEngine(): void {
   try {
-    console.log('T p-create', Math.round(performance.timeOrigin + performance.now()));
     engine();
   } catch {
     return; // reported by app start-up
@@ -52,7 +51,7 @@ export function bootEngine(): void {
   performance.mark('cairn:unlock-start');
   const loc = toEngine(hint.location);
   const info = engine().unlockRemembered(loc, { offline: loc.kind === 's3' && !navigator.onLine });
-  info.catch(() => {}); // looked at by takeEarlyUnlock
+  info.catch(() => {}); // looked at by adoptEarlyUnlock
   early = { hint, info };
 }
 
