@@ -49,22 +49,6 @@ export class Packer {
     return this.#headerSize + 41 + EXTENSION > MAX_HEADER_SIZE;
   }
 
-  /** Bytes the buffer holds before it has to move. */
-  get capacity(): number {
-    return this.#buf.length;
-  }
-
-  /**
-   * Moves the packed bytes into a buffer of `capacity` bytes. Only while no reserved region is
-   * still being written: those writes would land in the old buffer (PackerManager waits).
-   */
-  grow(capacity: number): void {
-    if (capacity <= this.#buf.length) return;
-    const bigger = new Uint8Array(capacity);
-    bigger.set(this.#buf.subarray(0, this.#size));
-    this.#buf = bigger;
-  }
-
   /** Can a blob of `length` sealed bytes be reserved without moving the buffer? */
   fits(length: number): boolean {
     return this.#size + length <= this.#buf.length;

@@ -90,34 +90,6 @@ describe('PackerManager', () => {
     expect(saved[1]!.blobs.map((b) => b.id)).toEqual([big2.id]);
   });
 
-  it('grows a pack buffer past its first MiB only after slow writes into it have landed: every blob keeps its bytes', async () => {
-    const be = new MemoryBackend();
-    const saved: { pack: IndexPack; size: number }[] = [];
-    // Default target (16 MiB): the buffer starts at 1 MiB and has to move several times.
-    const pm = new PackerManager({ key, saver: be, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
-    const blobs = await Promise.all(Array.from({ length: 24 }, (_, i) => blob(100 + i, 300_000 + i * 1000)));
-    // Each fill writes half now and half after a delay, while the next adds keep coming.
-    await Promise.all(
-      blobs.map((b, i) =>
-        pm.addWith('data', b.id, b.sealed.length, 0, async (dst) => {
-          dst.set(b.sealed.subarray(0, 1000));
-          await new Promise((r) => setTimeout(r, (i * 7) % 5));
-          dst.set(b.sealed.subarray(1000), 1000);
-        }),
-      ),
-    );
-    await pm.flush();
-    expect(saved).toHaveLength(1);
-    const { pack, size } = saved[0]!;
-    const stored = await be.load({ type: 'data', name: pack.id });
-    expect(stored.length).toBe(size);
-    for (const b of blobs) {
-      const at = pack.blobs.find((x) => x.id === b.id)!;
-      expect(stored.subarray(at.offset, at.offset + at.length)).toEqual(b.sealed);
-    }
-    expect(await readPackHeader(be, key, pack.id, size)).toEqual(pack.blobs);
-  });
-
   it('records compressed lengths in the header and the index entry', async () => {
     const saved: IndexPack[] = [];
     const be = new MemoryBackend();

@@ -4,9 +4,7 @@
 // (restic's write order: packs → index → snapshot).
 //
 // Blobs are sealed straight into their place in the pack (`addWith`); finished packs' buffers
-// come back for reuse once stored. A new buffer starts at 1 MiB and doubles (while no blob is
-// still being written into it) up to the target size plus one largest blob, so a backup that
-// writes a few KB of trees does not take 24 MiB for them.
+// come back for reuse once stored.
 
 import type { Key } from '../crypto/keys';
 import { EXTENSION } from '../crypto/seal';
@@ -27,10 +25,8 @@ export interface PackerManagerOptions {
   signal?: AbortSignal;
 }
 
-/** Largest blob a pack buffer makes room for: restic's maximum chunk, sealed. */
+/** Largest blob a pack buffer is sized for up front: restic's maximum chunk, sealed. */
 const MAX_BLOB = 8 * 1024 * 1024 + EXTENSION;
-/** A new pack buffer's size before it grows. */
-const FIRST_BUFFER = 1 << 20;
 
 interface OpenPack {
   packer: Packer;
@@ -47,14 +43,10 @@ export class PackerManager {
   readonly #free: Uint8Array[] = [];
   #failure: unknown;
 
-  /** The most a pack buffer grows to: the target size plus one largest blob (and header room). */
-  readonly #fullBuffer: number;
-
   constructor(opts: PackerManagerOptions) {
     this.#opts = opts;
     this.#packSize = opts.packSize ?? DEFAULT_PACK_SIZE;
     this.#maxUploads = Math.max(1, opts.uploads ?? 2);
-    this.#fullBuffer = this.#packSize + MAX_BLOB + 64 * 1024;
   }
 
   /** Adds a sealed blob (copied into its pack). */
@@ -71,18 +63,9 @@ export class PackerManager {
   async addWith(type: BlobType, id: ID, length: number, uncompressedLength: number, fill: (dst: Uint8Array) => unknown): Promise<void> {
     this.#check();
     let open = this.#open.get(type);
-    while (open && open.packer.count > 0 && !open.packer.fits(length)) {
-      if (open.packer.size + length > this.#fullBuffer) {
-        // Not even a full-size buffer holds it: this pack is done (the blob starts the next).
-        this.#open.delete(type);
-        await this.#startUpload(open);
-      } else if (open.fills.size < 0) {
-        // Blobs are still being written into the buffer: let them land before it moves.
-        await Promise.allSettled(open.fills);
-      } else {
-        open.packer.grow(Math.min(this.#fullBuffer, Math.max(2 * open.packer.capacity, open.packer.size + length)));
-      }
-      this.#check();
+    if (open && open.packer.count > 0 && !open.packer.fits(length)) {
+      this.#open.delete(type);
+      await this.#startUpload(open);
       open = this.#open.get(type);
     }
     if (!open) {
@@ -108,7 +91,7 @@ export class PackerManager {
   }
 
   #buffer(): Uint8Array {
-    return this.#free.pop() ?? new Uint8Array(Math.min(FIRST_BUFFER, this.#fullBuffer));
+    return this.#free.pop() ?? new Uint8Array(this.#packSize + MAX_BLOB + 64 * 1024);
   }
 
   async #startUpload(open: OpenPack): Promise<void> {
@@ -138,7 +121,7 @@ export class PackerManager {
     throwIfAborted(this.#opts.signal);
     await this.#opts.saver.save({ type: 'data', name: f.id }, f.bytes, { signal: this.#opts.signal });
     // Stored: the buffer may be refilled (keep as many as can be in use at once).
-    if (this.#free.length <= this.#maxUploads && f.buffer.length <= this.#fullBuffer) this.#free.push(f.buffer);
+    if (this.#free.length <= this.#maxUploads && f.buffer.length <= this.#packSize + MAX_BLOB + 64 * 1024) this.#free.push(f.buffer);
     await this.#opts.onPackSaved({ id: f.id, blobs: f.blobs }, f.bytes.length);
   }
 
