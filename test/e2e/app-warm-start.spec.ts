@@ -3,7 +3,7 @@
 // trace recording (DOM snapshots per action) would be timed along with the app.
 
 import { expect, test } from '@playwright/test';
-import { backupOpfsFolder, createOpfsRepo, gotoTab, measures, openApp } from './helpers/app';
+import { backupOpfsFolder, createOpfsRepo, expectUnlocked, fillPasswords, gotoTab, measures, openApp } from './helpers/app';
 import { sampleTree } from './helpers/data';
 import { writeOpfsTree } from './helpers/opfs';
 
@@ -44,4 +44,30 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
     expect(s.start).toBeLessThan(8000);
     expect(s.open).toBeLessThan(1500);
   }
+});
+
+test('the start-up hint only speeds up what the remembered list decides: a stale one opens nothing', async ({ page }) => {
+  await openApp(page);
+  await createOpfsRepo(page, { stayUnlocked: true }); // "This browser": the engine keeps its key
+  const hint = await page.evaluate(() => localStorage.getItem('cairn:auto-unlock'));
+  expect(hint).toContain('"kind":"opfs"');
+  await page.getByRole('button', { name: 'Lock' }).click();
+
+  // A second repository, opened with its password only, becomes the last one: no hint.
+  await page.getByRole('button', { name: /Another repository/ }).click();
+  await page.getByLabel('Create a new one').check();
+  await page.getByText('Name in this browser').click();
+  await page.getByLabel('Repository name').fill('second');
+  await page.getByLabel('Name to show').fill('Second one');
+  await fillPasswords(page, 'another long password', true);
+  await page.getByRole('button', { name: 'Create repository' }).click();
+  await expectUnlocked(page);
+  expect(await page.evaluate(() => localStorage.getItem('cairn:auto-unlock'))).toBeNull();
+
+  // The first one's hint comes back (as if that write had been lost): the engine unlocks it at
+  // boot, but the list says the last repository needs its password, so it is not opened.
+  await page.evaluate((h) => localStorage.setItem('cairn:auto-unlock', h!), hint);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Unlock “Second one”' })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
 });
