@@ -18,6 +18,13 @@ import { snapshotView } from './engine/views';
 
 /** Backup, restore and download code, loaded on first use (see ./engine/heavy). */
 const heavy = () => import('./engine/heavy');
+/** The same, with the faster SHA-256 and AES of this browser chosen (what moves data needs). */
+async function heavyWithCrypto(): Promise<Awaited<ReturnType<typeof heavy>>> {
+  const h = await heavy();
+  await h.chooseSha256();
+  await h.chooseAes();
+  return h;
+}
 
 let session: Session | undefined;
 let running: { what: string; abort: AbortController } | undefined;
@@ -110,9 +117,7 @@ const api = {
     guarded(() =>
       exclusive('a backup', async (signal) => {
         const s = current();
-        const { backup, chooseAes, chooseSha256 } = await heavy();
-        await chooseSha256();
-        await chooseAes();
+        const { backup } = await heavyWithCrypto();
         if (tuning.packSize) s.repo.packSize = tuning.packSize;
         const r = await backup(s, req, { owner: await owner(), signal, onProgress, pool: { workers: tuning.workers, jobsPerWorker: tuning.jobsPerWorker, uploadsPerWorker: tuning.uploadsPerWorker, sha256: tuning.sha256 } });
         lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
@@ -128,9 +133,7 @@ const api = {
   restoreToFolder: (snapshotId: string, path: string[], target: FileSystemDirectoryHandle, onProgress?: (p: ProgressSnapshot) => void) =>
     guarded(() =>
       exclusive('a restore', async (signal) => {
-        const { chooseAes, chooseSha256, restoreToFolder } = await heavy();
-        await chooseSha256();
-        await chooseAes();
+        const { restoreToFolder } = await heavyWithCrypto();
         return restoreToFolder(current(), snapshotId, path, target, signal, onProgress);
       }),
     ),
@@ -138,9 +141,7 @@ const api = {
     guarded(() => exclusive('a download', async (signal) => (await heavy()).saveToFile(current(), snapshotId, path, kind, target, signal, onProgress))),
   download: (snapshotId: string, path: string[], kind: DownloadKind, onProgress?: (p: ProgressSnapshot) => void) =>
     guarded(async () => {
-      const { chooseAes, chooseSha256, producer, startDownload } = await heavy();
-      await chooseSha256();
-      await chooseAes();
+      const { producer, startDownload } = await heavyWithCrypto();
       const p = await producer(current(), snapshotId, path, kind);
       // Downloads run alongside other work (the browser's download manager owns their pace);
       // closing the repository cancels them.

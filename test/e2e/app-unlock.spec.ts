@@ -2,7 +2,7 @@
 // is caught before anything is written, and several repositories are remembered and switched.
 
 import { expect, test } from '@playwright/test';
-import { createOpfsRepo, expectUnlocked, fillPasswords, openApp, PASSWORD, unlock } from './helpers/app';
+import { createNamedOpfsRepo, createOpfsRepo, expectUnlocked, fillPasswords, openApp, PASSWORD, unlock } from './helpers/app';
 
 test('a wrong password is refused with a clear message; the right one then opens', async ({ page }) => {
   await openApp(page);
@@ -42,14 +42,7 @@ test('two repositories in this browser are remembered and switched between', asy
   await createOpfsRepo(page);
   await page.getByRole('button', { name: 'Lock' }).click();
 
-  await page.getByRole('button', { name: /Another repository/ }).click();
-  await page.getByLabel('Create a new one').check();
-  await page.getByText('Name in this browser').click();
-  await page.getByLabel('Repository name').fill('second');
-  await page.getByLabel('Name to show').fill('Second one');
-  await fillPasswords(page, 'another long password', true);
-  await page.getByRole('button', { name: 'Create repository' }).click();
-  await expectUnlocked(page);
+  await createNamedOpfsRepo(page, 'second', 'Second one', 'another long password');
   await expect(page.getByTestId('repo-label')).toHaveText('Second one');
   await page.getByRole('button', { name: 'Lock' }).click();
 

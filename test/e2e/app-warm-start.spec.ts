@@ -3,7 +3,7 @@
 // trace recording (DOM snapshots per action) would be timed along with the app.
 
 import { expect, test } from '@playwright/test';
-import { backupOpfsFolder, createOpfsRepo, expectUnlocked, fillPasswords, gotoTab, measures, openApp } from './helpers/app';
+import { backupOpfsFolder, createNamedOpfsRepo, createOpfsRepo, gotoTab, measures, openApp } from './helpers/app';
 import { sampleTree } from './helpers/data';
 import { writeOpfsTree } from './helpers/opfs';
 
@@ -54,14 +54,7 @@ test('the start-up hint only speeds up what the remembered list decides: a stale
   await page.getByRole('button', { name: 'Lock' }).click();
 
   // A second repository, opened with its password only, becomes the last one: no hint.
-  await page.getByRole('button', { name: /Another repository/ }).click();
-  await page.getByLabel('Create a new one').check();
-  await page.getByText('Name in this browser').click();
-  await page.getByLabel('Repository name').fill('second');
-  await page.getByLabel('Name to show').fill('Second one');
-  await fillPasswords(page, 'another long password', true);
-  await page.getByRole('button', { name: 'Create repository' }).click();
-  await expectUnlocked(page);
+  await createNamedOpfsRepo(page, 'second', 'Second one', 'another long password');
   expect(await page.evaluate(() => localStorage.getItem('cairn:auto-unlock'))).toBeNull();
 
   // The first one's hint comes back (as if that write had been lost): the engine unlocks it at

@@ -20,6 +20,18 @@ export async function createOpfsRepo(page: Page, opts: { password?: string; stay
   await expectUnlocked(page);
 }
 
+/** From the repository screen: creates a second repository in this browser, by name, and opens it. */
+export async function createNamedOpfsRepo(page: Page, name: string, label: string, password: string): Promise<void> {
+  await page.getByRole('button', { name: /Another repository/ }).click();
+  await page.getByLabel('Create a new one').check();
+  await page.getByText('Name in this browser').click();
+  await page.getByLabel('Repository name').fill(name);
+  await page.getByLabel('Name to show').fill(label);
+  await fillPasswords(page, password, true);
+  await page.getByRole('button', { name: 'Create repository' }).click();
+  await expectUnlocked(page);
+}
+
 export async function fillPasswords(page: Page, password: string, confirm: boolean): Promise<void> {
   await page.getByLabel('Password', { exact: true }).fill(password);
   if (confirm) await page.getByLabel('Confirm password').fill(password);
