@@ -9,7 +9,7 @@
 import { EXTENSION, seal } from '../crypto/seal';
 import type { Key } from '../crypto/keys';
 import { hashID, type ID } from '../id';
-import { encodeHeader, entrySize, MAX_HEADER_SIZE, type BlobType, type PackedBlob } from './header';
+import { COMPRESSED_ENTRY, encodeHeader, entrySize, MAX_HEADER_SIZE, type BlobType, type PackedBlob } from './header';
 
 /** restic's default --pack-size. */
 export const DEFAULT_PACK_SIZE = 16 * 1024 * 1024;
@@ -49,9 +49,13 @@ export class Packer {
     return this.#headerSize + 41 + EXTENSION > MAX_HEADER_SIZE;
   }
 
-  /** Can a blob of `length` sealed bytes be reserved without moving the buffer? */
+  /**
+   * Can a blob of `length` sealed bytes be reserved without moving the buffer, leaving room
+   * for the sealed header (with its entry, at most a compressed one) and its length, so that
+   * `finish` writes in place too?
+   */
   fits(length: number): boolean {
-    return this.#size + length <= this.#buf.length;
+    return this.#size + length + this.#headerSize + COMPRESSED_ENTRY + EXTENSION + 4 <= this.#buf.length;
   }
 
   /**
@@ -60,7 +64,7 @@ export class Packer {
    */
   reserve(type: BlobType, id: ID, length: number, uncompressedLength: number): Uint8Array {
     if (!this.fits(length)) {
-      const bigger = new Uint8Array(Math.max(this.#size + length, this.#buf.length * 2));
+      const bigger = new Uint8Array(Math.max(this.#size + length + this.#headerSize + COMPRESSED_ENTRY + EXTENSION + 4, this.#buf.length * 2));
       bigger.set(this.#buf.subarray(0, this.#size));
       this.#buf = bigger;
     }

@@ -90,6 +90,39 @@ describe('PackerManager', () => {
     expect(saved[1]!.blobs.map((b) => b.id)).toEqual([big2.id]);
   });
 
+  it('a blob that would overrun the buffer starts the next pack; buffers are reused at one size', async () => {
+    const be = new MemoryBackend();
+    const sent: Uint8Array[] = [];
+    const saved: { pack: IndexPack; size: number }[] = [];
+    const pm = new PackerManager({
+      key,
+      saver: { save: async (h, d, o) => void (sent.push(d), await be.save(h, d, o)) },
+      packSize: 1000,
+      onPackSaved: (pack, size) => void saved.push({ pack, size }),
+    });
+    // The buffer is the target plus 256 KiB: 200 KiB fits behind 900 bytes, 300 KiB does not.
+    const [a, b, c, d] = [await blob(1, 900), await blob(2, 200 * 1024), await blob(3, 900), await blob(4, 300 * 1024)];
+    await pm.add('data', a.id, a.sealed, 0);
+    await pm.add('data', b.id, b.sealed, 0); // overshoots the target like restic: one pack [a, b]
+    await pm.flush(); // stored: its buffer is free again
+    await pm.add('data', c.id, c.sealed, 0);
+    await pm.add('data', d.id, d.sealed, 0); // does not fit behind c: [c] goes, d starts a pack
+    await pm.flush();
+    expect(saved.map((s) => s.pack.blobs.map((x) => x.id))).toEqual([[a.id, b.id], [c.id], [d.id]]);
+    for (const { pack, size } of saved) {
+      const stored = await be.load({ type: 'data', name: pack.id });
+      expect(await hashID(stored)).toBe(pack.id);
+      expect(await readPackHeader(be, key, pack.id, size)).toEqual(pack.blobs);
+    }
+    // The first two packs were sealed in place in one reused buffer (header included); the
+    // pack of the blob larger than a buffer got a bigger one.
+    // (Identity compared as booleans: a failing toBe on two buffers diffs them byte by byte.)
+    expect(sent[0]!.buffer === sent[1]!.buffer).toBe(true);
+    expect(sent[0]!.buffer.byteLength).toBe(1000 + 256 * 1024);
+    expect(sent[2]!.buffer === sent[0]!.buffer).toBe(false);
+    expect(sent[2]!.buffer.byteLength).toBeGreaterThan(1000 + 256 * 1024);
+  });
+
   it('records compressed lengths in the header and the index entry', async () => {
     const saved: IndexPack[] = [];
     const be = new MemoryBackend();

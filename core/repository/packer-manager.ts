@@ -7,7 +7,6 @@
 // come back for reuse once stored.
 
 import type { Key } from '../crypto/keys';
-import { EXTENSION } from '../crypto/seal';
 import type { Saver } from '../backend/backend';
 import { CairnError, throwIfAborted } from '../errors';
 import { Packer, DEFAULT_PACK_SIZE, type FinishedPack } from '../pack/packer';
@@ -25,8 +24,13 @@ export interface PackerManagerOptions {
   signal?: AbortSignal;
 }
 
-/** Largest blob a pack buffer is sized for up front: restic's maximum chunk, sealed. */
-const MAX_BLOB = 8 * 1024 * 1024 + EXTENSION;
+/**
+ * Room past the target size in each pack buffer, for the last blob's overshoot and the header.
+ * A blob that does not fit in what is left starts the next pack instead (restic lets a pack
+ * overshoot by a whole blob, up to 8 MiB; sizing every buffer for that cost a third more
+ * memory per buffer). Packs still end at or above the target unless the next blob is large.
+ */
+const SLACK = 256 * 1024;
 
 interface OpenPack {
   packer: Packer;
@@ -91,7 +95,7 @@ export class PackerManager {
   }
 
   #buffer(): Uint8Array {
-    return this.#free.pop() ?? new Uint8Array(this.#packSize + MAX_BLOB + 64 * 1024);
+    return this.#free.pop() ?? new Uint8Array(this.#packSize + SLACK);
   }
 
   async #startUpload(open: OpenPack): Promise<void> {
@@ -121,7 +125,7 @@ export class PackerManager {
     throwIfAborted(this.#opts.signal);
     await this.#opts.saver.save({ type: 'data', name: f.id }, f.bytes, { signal: this.#opts.signal });
     // Stored: the buffer may be refilled (keep as many as can be in use at once).
-    if (this.#free.length <= this.#maxUploads && f.buffer.length <= this.#packSize + MAX_BLOB + 64 * 1024) this.#free.push(f.buffer);
+    if (this.#free.length <= this.#maxUploads && f.buffer.length === this.#packSize + SLACK) this.#free.push(f.buffer);
     await this.#opts.onPackSaved({ id: f.id, blobs: f.blobs }, f.bytes.length);
   }
 
