@@ -1,14 +1,11 @@
-// The page entry: mounts the Svelte app and registers the service worker. Nothing heavy runs
-// here — the engine lives in workers/ and is started by web/lib/engine.ts.
+// The page entry, kept small: it starts the engine worker and, for a repository that stays
+// unlocked, the unlock and the kept listing (./lib/boot.ts) before the UI's much larger bundle
+// (./ui.ts: Svelte and the components) has even loaded. Nothing heavy runs on this thread: the
+// engine lives in workers/.
 
 import { bootEngine } from './lib/boot';
-import { mount } from 'svelte';
-import App from './components/App.svelte';
-import { registerServiceWorker } from './lib/service-worker';
-import { app } from './state/app.svelte';
 import './styles.css';
 
-performance.mark('cairn:main');
+performance.mark('cairn:preboot');
 bootEngine();
-mount(App, { target: document.getElementById('app')! });
-void registerServiceWorker({ onUpdateReady: (activate) => app.offerUpdate(activate) });
+void import('./ui');

@@ -248,6 +248,12 @@ export interface EngineApi {
   listSnapshots(): Promise<SnapshotView[]>;
   /** Children of `path` (components from the snapshot root; [] = the root), dirs first, then by name. */
   listDir(snapshotId: string, path: string[]): Promise<NodeView[]>;
+  /**
+   * Keeps this folder's listing, sealed with the remembered key, as the next start's first
+   * picture (workers/cache/last-view.ts). Only for repositories remembered on this device;
+   * false when nothing was kept.
+   */
+  rememberView(snapshotId: string, path: string[]): Promise<boolean>;
   /** File and directory names containing `query` (case-insensitive) across all snapshots. */
   search(query: string, limit?: number): Promise<SearchHit[]>;
   /** The node at `path` in every snapshot that has it, oldest first. */

@@ -8,6 +8,7 @@ import type { ProgressSnapshot } from '../core/progress';
 import { CairnError } from '../core/errors';
 import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation } from './api';
 import * as db from './cache/db';
+import { rememberView } from './cache/last-view';
 import { EngineFault, guarded } from './errors';
 import { initWasm } from './wasm';
 import { warmUp } from './warmup';
@@ -109,6 +110,15 @@ const api = {
 
   listSnapshots: () => guarded(async () => (await current().snapshots()).map(snapshotView)),
   listDir: (snapshotId: string, path: string[]) => guarded(() => browse.listDir(current(), snapshotId, path)),
+  rememberView: (snapshotId: string, path: string[]) =>
+    guarded(async () => {
+      const s = current();
+      if (!s.remembered) return false;
+      const entry = (await s.snapshots()).find((e) => e.id === snapshotId);
+      if (!entry) return false;
+      const entries = await browse.listDir(s, snapshotId, path);
+      return rememberView(s.locationKey, s.repo.config.id, { snapshot: snapshotView(entry), path, entries });
+    }),
   search: (query: string, limit?: number) => guarded(() => browse.search(current(), query, limit)),
   versions: (path: string[]) => guarded(() => browse.versions(current(), path)),
   diff: (a: string, b: string) => guarded(() => browse.diff(current(), a, b)),

@@ -10,20 +10,11 @@ import { withConcurrencyLimit } from '../core/backend/limit';
 import { S3Backend, endpointSigner, formatS3Location, localSigner, type UrlSigner } from '../core/backend/s3';
 import type { RepoLocation, S3Auth, S3Location } from './api';
 import { EngineFault } from './errors';
+import { locationKey } from './location-key';
+
+export { locationKey };
 
 export const OPFS_REPOS_DIR = 'cairn-repos';
-
-/** The key the offline cache and remembered keys are filed under (never holds a secret). */
-export function locationKey(loc: RepoLocation): string {
-  switch (loc.kind) {
-    case 'opfs':
-      return `opfs:${loc.name}`;
-    case 'folder':
-      return `folder:${loc.name}`;
-    case 's3':
-      return `s3:${loc.endpoint.replace(/\/+$/, '')}/${loc.bucket}/${loc.prefix.replace(/^\/+|\/+$/g, '')}`;
-  }
-}
 
 export function describeLocation(loc: RepoLocation): string {
   if (loc.kind === 's3') return formatS3Location({ endpoint: loc.endpoint.replace(/\/+$/, ''), bucket: loc.bucket, prefix: loc.prefix.replace(/^\/+|\/+$/g, '') });

@@ -38,9 +38,17 @@ test('strict CSP (header and meta), no violations during a backup, manifest and 
   expect(await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp)).toEqual([]);
 });
 
-test('no password or key in clear in IndexedDB or localStorage', async ({ page }) => {
+test('no password, key or file name in clear in IndexedDB or localStorage', async ({ page }) => {
   await openApp(page);
+  await writeOpfsTree(page, ['e2e-src', 'Documents'], sampleTree(5));
   await createOpfsRepo(page, { stayUnlocked: true });
+  await backupOpfsFolder(page, ['e2e-src', 'Documents']);
+  // Open a folder of the snapshot: the engine keeps that listing (sealed) for the next start.
+  await gotoTab(page, 'Snapshots');
+  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+  await page.getByRole('link', { name: 'Documents/' }).click();
+  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length)).toBeGreaterThan(1);
   const dump = await page.evaluate(async () => {
     const out: string[] = [JSON.stringify({ ...localStorage })];
     const text = (v: unknown): string => {
@@ -67,7 +75,9 @@ test('no password or key in clear in IndexedDB or localStorage', async ({ page }
     return out.join('\n');
   });
   expect(dump).toContain('cairn-ui/repos'); // the dump did read the app's own database
+  expect(dump).toContain('cairn-engine/remembered');
   expect(dump).not.toContain(PASSWORD);
+  for (const name of ['readme.txt', 'todo.md', 'small.bin']) expect(dump).not.toContain(name);
 });
 
 test('fits a 360 px wide screen and works with the keyboard alone', async ({ page }) => {

@@ -1,12 +1,16 @@
 // The warm start's head start. When the last repository opens without a password ("stay
 // unlocked"), its location (never a secret: S3 keys live encrypted in IndexedDB, the master key
 // in the engine's own database) is also kept in localStorage, which can be read synchronously
-// before the UI's modules run. main.ts then starts the engine worker and asks it to unlock at
-// once, while the page still loads its IndexedDB list; app start-up adopts that answer if the
-// list agrees (./../state/app.svelte.ts). This takes the page's IndexedDB open (~40 ms) and the
-// module load of the UI off the path to a listed snapshot.
+// before the UI's modules load. main.ts (the small entry) then, before loading the UI:
+//  - asks the small last-view worker for the listing kept from the last visit of the folder the
+//    page opens on (workers/cache/last-view.ts), which the UI shows at once;
+//  - starts the engine worker and asks it to unlock at once, while the page still loads the UI
+//    and its IndexedDB list; app start-up adopts that answer if the list agrees
+//    (../state/app.svelte.ts), and the engine's fresh listing replaces the kept one.
 
 import type { RepoInfo } from '../../workers/api';
+import { recallLastView, type LastView } from '../../workers/client/last-view';
+import { parseHash } from './routes';
 import type { RememberedRepo, StoredLocation } from './db';
 import { engine } from './engine';
 import { sameLocation, toEngine } from './locations';
@@ -19,6 +23,7 @@ interface BootHint {
 }
 
 let early: { hint: BootHint; info: Promise<RepoInfo> } | undefined;
+let lastView: Promise<LastView | undefined> = Promise.resolve(undefined);
 
 /** Records (or clears) which repository the next start may unlock before the UI is up. */
 export function writeBootHint(entry: RememberedRepo | undefined): void {
@@ -39,18 +44,35 @@ function readBootHint(): BootHint | undefined {
   }
 }
 
-/** Called first thing by main.ts: starts the engine worker and, if hinted, the unlock. */
+/** Called first thing (web/preboot.ts): starts the engine worker and, if hinted, the unlock. */
 export function bootEngine(): void {
-  try {
-    engine();
-  } catch {
-    return; // reported by app start-up
-  }
   const hint = readBootHint();
-  if (!hint) return;
+  const loc = hint && toEngine(hint.location);
+  // Reopening a folder of a snapshot: its listing as last shown, if kept (a tiny worker opens
+  // it; see workers/cache/last-view.ts). On two cores, the engine worker's much larger script
+  // would compete with that worker's start, so the engine waits for its answer (150 ms at most).
+  const route = parseHash(location.hash);
+  let first: Promise<unknown> = Promise.resolve();
+  if (loc && route.name === 'snapshot') {
+    lastView = recallLastView(loc, route.id, route.path);
+    first = Promise.race([lastView, new Promise((r) => setTimeout(r, 150))]);
+  }
+  const start = () => {
+    try {
+      return engine();
+    } catch {
+      return undefined; // reported when the app first uses it
+    }
+  };
+  if (!hint || !loc) {
+    start();
+    return;
+  }
   performance.mark('cairn:unlock-start');
-  const loc = toEngine(hint.location);
-  const info = engine().unlockRemembered(loc, { offline: loc.kind === 's3' && !navigator.onLine });
+  const info = first.then(() => {
+    const e = start() ?? engine(); // the second call rethrows the start failure
+    return e.unlockRemembered(loc, { offline: loc.kind === 's3' && !navigator.onLine });
+  });
   info.catch(() => {}); // looked at by adoptEarlyUnlock
   early = { hint, info };
 }
@@ -67,3 +89,10 @@ export async function adoptEarlyUnlock(entry: RememberedRepo | undefined): Promi
   if (await e.info.then(() => true, () => false)) await engine().closeRepository();
   return undefined;
 }
+
+/**
+ * The kept listing of the folder the page opened on, for the repository the start-up hint
+ * names (undefined when there is none). Show it only until app start-up knows the hinted
+ * repository is the one being opened; the engine's fresh listing replaces it.
+ */
+export const earlyLastView = (): Promise<LastView | undefined> => lastView;

@@ -1,13 +1,13 @@
-// App start-up and app-wide notices: warms the engine worker, loads the remembered
+// App start-up and app-wide notices: loads the remembered
 // repositories, reopens the last one when its key is remembered on this device, and offers a
 // new version when the service worker has one waiting.
 
-import { adoptEarlyUnlock } from '../lib/boot';
+import { adoptEarlyUnlock, earlyLastView } from '../lib/boot';
 import { getPref } from '../lib/db';
-import { engine } from '../lib/engine';
 import { describeError, type Described } from '../lib/messages';
 import { remembered } from './remembered.svelte';
 import { LAST_REPO_PREF, session } from './session.svelte';
+import { tree } from './tree.svelte';
 
 class AppState {
   #started = $state(false);
@@ -25,17 +25,26 @@ class AppState {
   }
 
   async start(): Promise<void> {
+    // The start-up hint's repository (which stays unlocked): show its kept listing of the
+    // folder the page opened on, as soon as the small worker has it, until the engine lists it
+    // afresh. Should the remembered list below name another repository, it goes again.
+    let hinted = true;
+    void earlyLastView().then((v) => v && hinted && !this.#started && tree.showKept(v));
     try {
-      engine(); // start the worker (and its WASM) while the user looks at the screen
       await remembered.refresh();
       performance.mark('cairn:remembered-loaded');
       const last = remembered.byId(await getPref<string | null>(LAST_REPO_PREF));
       const auto = last?.autoUnlock && last.location.kind !== 'folder' ? last : undefined;
       const early = await adoptEarlyUnlock(auto);
+      if (!early) {
+        hinted = false;
+        tree.clear(); // the hint named another repository: drop its kept listing
+      }
       if (auto) await session.unlockRemembered(auto, early?.info);
     } catch (e) {
       this.#fatal = describeError(e);
     } finally {
+      if (!session.isOpen) tree.clear(); // a kept listing must not outlive a failed unlock
       this.#started = true;
       performance.mark('cairn:started');
     }

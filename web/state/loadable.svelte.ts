@@ -39,6 +39,19 @@ export class Loadable<T> {
     }
   }
 
+  /** Shows `v` as the value without fetching (a kept copy that a `load` with keep replaces). */
+  set(v: T): void {
+    this.#seq++;
+    this.#value = v;
+    this.#error = undefined;
+    this.#loading = false;
+  }
+
+  /** Drops the value but keeps an error on show. */
+  dropValue(): void {
+    this.#value = undefined;
+  }
+
   clear(): void {
     this.#seq++;
     this.#value = undefined;

@@ -2,7 +2,8 @@
 // from the engine's cache when warm, so this is the fast path measured by the
 // `cairn:snapshot-open` performance measure.
 
-import type { NodeView } from '../../workers/api';
+import type { NodeView, SnapshotView } from '../../workers/api';
+import type { LastView } from '../../workers/client/last-view';
 import { engine } from '../lib/engine';
 import { Loadable } from './loadable.svelte';
 
@@ -10,6 +11,8 @@ class SnapshotTree {
   readonly #entries = new Loadable<NodeView[]>();
   #snapshotId = $state('');
   #path = $state.raw<string[]>([]);
+  /** The snapshot of a kept listing shown before the engine confirmed it (see showKept). */
+  #kept = $state.raw<SnapshotView | undefined>();
 
   get snapshotId(): string {
     return this.#snapshotId;
@@ -30,18 +33,41 @@ class SnapshotTree {
     return this.#entries.error;
   }
 
-  /** Lists `path` of snapshot `id` (skipped when it is already shown). */
+  /** Showing a kept listing the engine has not confirmed yet: its snapshot. */
+  get kept(): SnapshotView | undefined {
+    return this.#kept;
+  }
+
+  /** Shows the listing kept from the last visit while the engine starts (web/lib/boot.ts). */
+  showKept(v: LastView): void {
+    if (this.#snapshotId) return; // something real is already on show
+    this.#snapshotId = v.snapshot.id;
+    this.#path = v.path;
+    this.#kept = v.snapshot;
+    this.#entries.set(v.entries);
+  }
+
+  /** Lists `path` of snapshot `id` (skipped when it is already shown and confirmed). */
   async open(id: string, path: string[]): Promise<void> {
-    if (id === this.#snapshotId && path.join('/') === this.#path.join('/') && (this.loaded || this.loading)) return;
+    const same = id === this.#snapshotId && path.join('/') === this.#path.join('/');
+    if (same && !this.#kept && (this.loaded || this.loading)) return;
+    const confirming = same && this.#kept !== undefined;
+    if (!same) this.#kept = undefined;
     this.#snapshotId = id;
     this.#path = path;
     performance.mark('cairn:snapshot-open-start');
-    await this.#entries.load(() => engine().listDir(id, path));
+    // A kept listing stays on screen until the fresh one replaces it (or an error does).
+    const ok = await this.#entries.load(() => engine().listDir(id, path), { keep: confirming });
+    if (confirming && this.#kept) {
+      this.#kept = undefined;
+      if (!ok && this.#entries.error) this.#entries.dropValue();
+    }
   }
 
   clear(): void {
     this.#snapshotId = '';
     this.#path = [];
+    this.#kept = undefined;
     this.#entries.clear();
   }
 }

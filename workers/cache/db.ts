@@ -6,7 +6,8 @@
 //   objects    [repo, type, name] → sealed bytes        type: config|keys|snapshots|index|tree
 //   listings   [repo, type]       → names and sizes from the last successful listing
 //   locations  locationKey        → repository ID last seen there (for offline unlock)
-//   remembered locationKey        → master key (and S3 keys) sealed with a non-extractable key
+//   remembered locationKey        → master key (and S3 keys) sealed with a non-extractable key,
+//                                   and the last folder listing shown, sealed with it too
 //   meta       name               → small values (this browser profile's client ID)
 
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
@@ -37,6 +38,8 @@ export interface RememberedRecord {
   /** AES-GCM(JSON {master, keyId, s3Auth?}). */
   sealed: ArrayBuffer;
   at: number;
+  /** The last folder listing shown, AES-GCM under the same key (./last-view.ts). */
+  view?: { iv: Uint8Array; sealed: ArrayBuffer };
 }
 
 interface CairnCacheDB extends DBSchema {
@@ -126,6 +129,16 @@ export async function getRemembered(locationKey: string): Promise<RememberedReco
 
 export async function putRemembered(r: RememberedRecord): Promise<void> {
   await (await database()).put('remembered', r);
+}
+
+/** Stores `view` on the remembered record if it is still the one made at `at` (same key). */
+export async function putRememberedView(locationKey: string, at: number, view: NonNullable<RememberedRecord['view']>): Promise<boolean> {
+  const tx = (await database()).transaction('remembered', 'readwrite');
+  const r = await tx.store.get(locationKey);
+  if (!r || r.at !== at) return false;
+  await tx.store.put({ ...r, view });
+  await tx.done;
+  return true;
 }
 
 export async function deleteRemembered(locationKey: string): Promise<void> {

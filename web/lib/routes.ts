@@ -1,0 +1,57 @@
+// Routes as the URL's hash spells them. A plain module, without Svelte, so the start-up script
+// (web/preboot.ts) can read the hash before the UI loads; web/state/router.svelte.ts keeps the
+// current route.
+
+export type Route =
+  | { name: 'backup' }
+  | { name: 'snapshots' }
+  | { name: 'snapshot'; id: string; path: string[] }
+  | { name: 'search'; q: string }
+  | { name: 'versions'; path: string[] }
+  | { name: 'diff'; a: string; b: string };
+
+export const DEFAULT_ROUTE: Route = { name: 'snapshots' };
+
+const enc = (parts: string[]) => parts.map(encodeURIComponent).join('/');
+const dec = (parts: string[]) => parts.filter((p) => p !== '').map(decodeURIComponent);
+
+export function parseHash(hash: string): Route {
+  const [pathPart = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
+  const [head = '', ...rest] = pathPart.split('/');
+  try {
+    switch (head) {
+      case 'backup':
+        return { name: 'backup' };
+      case 'snapshots':
+        return { name: 'snapshots' };
+      case 'snapshot':
+        if (rest[0]) return { name: 'snapshot', id: decodeURIComponent(rest[0]), path: dec(rest.slice(1)) };
+        break;
+      case 'search':
+        return { name: 'search', q: new URLSearchParams(query).get('q') ?? '' };
+      case 'versions':
+        return { name: 'versions', path: dec(rest) };
+      case 'diff':
+        return { name: 'diff', a: decodeURIComponent(rest[0] ?? ''), b: decodeURIComponent(rest[1] ?? '') };
+    }
+  } catch {
+    // a malformed %-escape: fall through to the default view
+  }
+  return DEFAULT_ROUTE;
+}
+
+export function formatRoute(r: Route): string {
+  switch (r.name) {
+    case 'backup':
+    case 'snapshots':
+      return `#/${r.name}`;
+    case 'snapshot':
+      return `#/snapshot/${enc([r.id, ...r.path])}`;
+    case 'search':
+      return r.q ? `#/search?${new URLSearchParams({ q: r.q })}` : '#/search';
+    case 'versions':
+      return `#/versions/${enc(r.path)}`;
+    case 'diff':
+      return `#/diff/${enc([r.a, r.b].filter(Boolean))}`;
+  }
+}
