@@ -12,7 +12,15 @@ const dom = (name: string) => new DOMException(name, name);
 interface ModelOptions {
   /** `undefined`: no move(); otherwise the DOMException name move() throws, or '' to work. */
   move?: string;
+  /**
+   * `undefined`: no createSyncAccessHandle (the page's thread); '' works (OPFS in a worker);
+   * otherwise the DOMException name it throws (InvalidStateError: a picked folder).
+   */
+  sync?: string;
 }
+
+/** How often each way of writing was asked for. */
+const calls = { sync: 0, writable: 0 };
 
 class ModelFile {
   readonly kind = 'file';
@@ -33,6 +41,7 @@ class ModelFile {
 
   async createWritable() {
     this.#check();
+    calls.writable++;
     const chunks: Uint8Array[] = [];
     return {
       write: async (d: Uint8Array) => void chunks.push(d.slice()),
@@ -77,6 +86,29 @@ class ModelDir {
 
   #file(name: string): ModelFile {
     const f = new ModelFile(name, this);
+    const sync = this.opts.sync;
+    if (sync !== undefined) {
+      Object.assign(f, {
+        createSyncAccessHandle: async () => {
+          calls.sync++;
+          if (sync) throw dom(sync);
+          let data = f.data;
+          return {
+            truncate: (n: number) => void (data = data.slice(0, n)),
+            write: (b: Uint8Array, o: { at?: number } = {}) => {
+              const at = o.at ?? 0;
+              const next = new Uint8Array(Math.max(data.length, at + b.length));
+              next.set(data);
+              next.set(b, at);
+              data = next;
+              return b.length;
+            },
+            flush: () => void (f.data = data),
+            close: () => {},
+          };
+        },
+      });
+    }
     const how = this.opts.move;
     if (how !== undefined) {
       Object.assign(f, {
@@ -108,6 +140,11 @@ function model(opts: ModelOptions = { move: '' }) {
 
 backendConformanceSuite('FsaBackend (API model with move)', async () => ({
   backend: await FsaBackend.create(model().handle),
+  cleanup: async () => {},
+}));
+
+backendConformanceSuite('FsaBackend (API model of OPFS in a worker: sync access handles)', async () => ({
+  backend: await FsaBackend.create(model({ move: '', sync: '' }).handle),
   cleanup: async () => {},
 }));
 
@@ -144,6 +181,30 @@ describe('FsaBackend', () => {
     }
     expect([...(root.entries.get('keys') as ModelDir).entries.keys()].every((n) => !n.includes('-tmp-'))).toBe(true);
     expect(await listAll(be, 'keys')).toHaveLength(2);
+  });
+
+  it('writes through sync access handles where they work, else createWritable() (asked once)', async () => {
+    for (const [sync, want] of [
+      ['', { sync: 3, writable: 0 }], // OPFS in a worker
+      ['InvalidStateError', { sync: 1, writable: 3 }], // a picked folder refuses, once
+      [undefined, { sync: 0, writable: 3 }], // no sync handles on this thread
+    ] as const) {
+      const be = await FsaBackend.create(model({ move: '', sync }).handle);
+      calls.sync = calls.writable = 0;
+      for (const seed of [5, 6, 7]) {
+        const { h, data } = await testObject('data', seed, 1000);
+        await be.save(h, data);
+        expectBytes(await be.load(h), data);
+      }
+      expect(calls).toEqual(want);
+    }
+  });
+
+  it('a sync access handle refused for another reason fails the save, coded', async () => {
+    const be = await FsaBackend.create(model({ move: '', sync: 'NoModificationAllowedError' }).handle);
+    const { h, data } = await testObject('data', 8, 100);
+    await expectCode(be.save(h, data), 'BACKEND_IO');
+    expect(await listAll(be, 'data')).toEqual([]);
   });
 
   it('lists only objects and treats a missing directory as empty', async () => {
