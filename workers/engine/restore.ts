@@ -11,6 +11,7 @@ import { zipTree, type ZipRoot } from '../../core/restorer/zip-tree';
 import type { ZipSink } from '../../core/restorer/zip';
 import type { DownloadKind, RestoreResultView } from '../api';
 import { fsaRestoreTarget } from '../restore/fsa-target';
+import { browserDecodePool } from '../pool/decode-pool';
 import { dirTree, findNode } from './browse';
 import type { Session } from './session';
 
@@ -22,16 +23,23 @@ function needsData(s: Session): void {
 export async function restoreToFolder(s: Session, snapshotId: string, path: string[], target: FileSystemDirectoryHandle, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
   needsData(s);
   const fsa = fsaRestoreTarget(target);
-  let r;
-  if (path.length === 0) r = await restore(s.repo, (await s.snapshot(snapshotId)).snapshot.tree, fsa, { signal, onProgress });
-  else {
-    const node = await findNode(s, snapshotId, path);
-    // Restore from the parent tree, selecting just this entry (escaped: names may hold * ? [).
-    const parent = await dirTree(s, snapshotId, path.slice(0, -1));
-    const pattern = '/' + node.name.replace(/[*?[\\]/g, (c) => '\\' + c);
-    r = await restore(s.repo, parent, fsa, { signal, onProgress, include: [{ parts: pattern.split('/').filter(Boolean), anchored: true }] });
+  // Decrypting, verifying and decompressing run in decode workers (one per core); this worker
+  // reads packs and writes files.
+  const decoders = browserDecodePool();
+  try {
+    let r;
+    if (path.length === 0) r = await restore(s.repo, (await s.snapshot(snapshotId)).snapshot.tree, fsa, { signal, onProgress, decodePack: decoders.decodePack });
+    else {
+      const node = await findNode(s, snapshotId, path);
+      // Restore from the parent tree, selecting just this entry (escaped: names may hold * ? [).
+      const parent = await dirTree(s, snapshotId, path.slice(0, -1));
+      const pattern = '/' + node.name.replace(/[*?[\\]/g, (c) => '\\' + c);
+      r = await restore(s.repo, parent, fsa, { signal, onProgress, decodePack: decoders.decodePack, include: [{ parts: pattern.split('/').filter(Boolean), anchored: true }] });
+    }
+    return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors: r.errors };
+  } finally {
+    await decoders.close();
   }
-  return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors: r.errors };
 }
 
 export interface Producer {

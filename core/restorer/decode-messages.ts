@@ -1,4 +1,4 @@
-// Messages between the restore command and its decode worker threads (decode-worker.ts).
+// Messages between restore and its decode threads (./decode-pool.ts; Node worker threads in cli/pool/, Web Workers in workers/pool/).
 
 import type { SerializedError } from '../../core/errors';
 import type { BlobLocation } from '../../core/index/master-index';

@@ -1,0 +1,128 @@
+// Restore's pack decoding on other threads, whatever they are (Node worker threads in
+// cli/pool/, Web Workers in workers/pool/): a pack range's buffer is transferred to the least
+// busy thread, decrypted and verified there in place, and transferred back, so decryption,
+// MACs, hashes and decompression use every core while the restoring thread writes files.
+// Threads start on first use. The thread side is `decodeRequest`.
+
+import { Key } from '../crypto/keys';
+import { deserializeError, serializeError, throwIfAborted } from '../errors';
+import { PACK_BUFFER_SIZE } from '../pack/packer';
+import { decodeBlob } from '../repository/blob-codec';
+import type { PackDecoder } from './restorer';
+import type { DecodedRef, DecodeInit, FromDecoder, ToDecoder } from './decode-messages';
+
+export type { DecodeInit, FromDecoder, ToDecoder };
+
+/** One decode thread as the pool sees it. */
+export interface DecodeThread {
+  post(m: ToDecoder, transfer: ArrayBuffer[]): void;
+  terminate(): unknown;
+}
+
+/** Starts a thread with `init`; it reports its messages and its death through `events`. */
+export type SpawnDecoder = (init: DecodeInit, events: { message(m: FromDecoder): void; failed(e: unknown): void }) => DecodeThread;
+
+export interface DecodePool {
+  decodePack: PackDecoder;
+  close(): Promise<void>;
+}
+
+type Decoded = Extract<FromDecoder, { type: 'decoded' }>;
+
+interface Thread {
+  thread: DecodeThread;
+  ready: Promise<void>;
+  busy: number;
+  waiting: Map<number, { done: (m: Decoded) => void; fail: (e: unknown) => void }>;
+}
+
+export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool {
+  let threads: Thread[] | undefined;
+  let nextId = 0;
+  const start = (init: DecodeInit): Thread[] =>
+    Array.from({ length: Math.max(1, threadCount) }, () => {
+      const waiting: Thread['waiting'] = new Map();
+      let settle!: { resolve: () => void; reject: (e: unknown) => void };
+      const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      ready.catch(() => {});
+      const thread = spawn(init, {
+        message(m) {
+          if (m.type === 'ready') settle.resolve();
+          else if (m.type === 'initError') settle.reject(deserializeError(m.error));
+          else {
+            const w = waiting.get(m.id);
+            waiting.delete(m.id);
+            w?.done(m);
+          }
+        },
+        failed(e) {
+          settle.reject(e);
+          for (const w of waiting.values()) w.fail(e);
+          waiting.clear();
+        },
+      });
+      return { thread, ready, busy: 0, waiting };
+    });
+
+  return {
+    async decodePack(key, bytes, blobs, signal) {
+      throwIfAborted(signal);
+      threads ??= start({ key: { encrypt: key.encrypt, macK: key.macK, macR: key.macR } });
+      let t = threads[0]!;
+      for (const x of threads) if (x.busy < t.busy) t = x;
+      await t.ready;
+      // Only a buffer that is wholly this range's (or one of restore's own pack buffers) is
+      // transferred; anything else (a slice of a shared allocation) is copied first.
+      const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+      const mine = whole || bytes.buffer.byteLength >= PACK_BUFFER_SIZE;
+      const src = mine ? bytes : bytes.slice();
+      const id = nextId++;
+      t.busy++;
+      try {
+        const m = await new Promise<Decoded>((done, fail) => {
+          t.waiting.set(id, { done, fail });
+          t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: src.byteOffset, length: src.byteLength, blobs }, [src.buffer as ArrayBuffer]);
+        });
+        const back = new Uint8Array(m.buffer, src.byteOffset, src.byteLength);
+        const results = m.results.map((r) => {
+          if ('error' in r) return { error: deserializeError(r.error) };
+          if ('extra' in r) return { plain: m.extras[r.extra]! };
+          return { plain: new Uint8Array(m.buffer, r.at, r.length) };
+        });
+        return { bytes: back, results };
+      } finally {
+        t.busy--;
+      }
+    },
+    async close() {
+      if (threads) await Promise.all(threads.map((t) => t.thread.terminate()));
+      threads = undefined;
+    },
+  };
+}
+
+/** The thread side: the key from `init`, once the thread's primitives are set up. */
+export function decoderKey(init: DecodeInit): Key {
+  return new Key(init.key.encrypt, init.key.macK, init.key.macR);
+}
+
+/** Decodes one request in place; the reply and what to transfer with it. */
+export async function decodeRequest(key: Key, m: ToDecoder): Promise<{ reply: FromDecoder; transfer: ArrayBuffer[] }> {
+  const bytes = new Uint8Array(m.buffer, m.offset, m.length);
+  const results: DecodedRef[] = [];
+  const extras: Uint8Array[] = [];
+  for (const b of m.blobs) {
+    try {
+      let plain = await decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, true);
+      if (plain.buffer === m.buffer) results.push({ at: plain.byteOffset, length: plain.length });
+      else {
+        // Decompressed into a buffer of its own: sent along (copied if it shares one).
+        if (plain.byteOffset !== 0 || plain.byteLength !== plain.buffer.byteLength) plain = plain.slice();
+        results.push({ extra: extras.push(plain) - 1 });
+      }
+    } catch (e) {
+      results.push({ error: serializeError(e) });
+    }
+  }
+  return { reply: { type: 'decoded', id: m.id, buffer: m.buffer, results, extras }, transfer: [m.buffer, ...extras.map((x) => x.buffer as ArrayBuffer)] };
+}
