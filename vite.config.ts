@@ -38,6 +38,19 @@ export default defineConfig({
         handler: (html, ctx) => html.replace('%CAIRN_CSP%', contentSecurityPolicy({ meta: true, dev: !!ctx.server })),
       },
     },
+    {
+      // web/main.ts loads the UI (web/ui.ts) with a dynamic import, after starting the engine;
+      // a modulepreload link lets the browser fetch that chunk alongside the entry instead.
+      name: 'cairn-preload-ui',
+      apply: 'build',
+      transformIndexHtml: {
+        order: 'post',
+        handler(html, ctx) {
+          const ui = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.facadeModuleId?.endsWith('/web/ui.ts'));
+          return ui ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: '', href: `/${ui.fileName}` }, injectTo: 'head' }] : html;
+        },
+      },
+    },
     svelte(),
     VitePWA({
       strategies: 'injectManifest',
