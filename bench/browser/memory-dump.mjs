@@ -1,0 +1,109 @@
+// Where the browser's memory goes during a backup: runs one backup of a dataset in Chromium
+// (the bench page, a real on-disk profile so OPFS is on disk as for a user) and takes Chromium
+// memory-infra dumps (CDP Tracing.requestMemoryDump) before and during it, printing each
+// process's allocators (MiB): partition_alloc/array_buffer (ArrayBuffers: pack and job
+// buffers), malloc, v8 (JS heaps; v8/workers for the workers), blink_gc.
+//
+//   node bench/browser/memory-dump.mjs [dataset dir] [seconds,…]
+//   e.g. node bench/browser/memory-dump.mjs bench/data/s1/d2-small 10,40
+//   MEMDUMP_GC=1 also collects garbage in every page and worker and dumps again (what is live).
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { serve, CHROMIUM_FLAGS } from '../lib/chromium.mjs';
+import { buildBenchPage } from './build.mjs';
+import { ROOT } from '../lib/config.mjs';
+
+const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
+const times = (process.argv[3] ?? '10,30').split(',').map(Number);
+const out = path.join(ROOT, 'bench/data/browser-build');
+await buildBenchPage(out);
+const routes = {};
+const rec = (d, rel) => {
+  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) rec(p, `${rel}${e.name}/`);
+    else routes[`/${rel}${e.name}`] = p;
+  }
+};
+rec(out, '');
+routes['/'] = routes['/index.html'];
+const server = await serve(routes);
+
+// Launched by hand with a debugging port: Playwright's persistent contexts have no browser-level
+// CDP session, and memory dumps need one.
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-memdump-'));
+const port = 9300 + Math.floor(Math.random() * 500);
+const chrome = spawn(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', [...CHROMIUM_FLAGS, '--headless=new', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+const { chromium } = await import('playwright-core');
+let browser;
+for (let i = 0; i < 50 && !browser; i++) browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`).catch(() => new Promise((r) => setTimeout(r, 200)));
+const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
+await page.goto(server.url + '/');
+await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
+await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `memdump-${Date.now()}` }, pw: 'memory dump password' });
+await page.setInputFiles('#src', dataset, { timeout: 0 });
+const cdp = await browser.newBrowserCDPSession();
+
+async function dump(label) {
+  const events = [];
+  const collect = (e) => events.push(...e.value);
+  cdp.on('Tracing.dataCollected', collect);
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], memoryDumpConfig: { triggers: [] } }, transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.requestMemoryDump', { levelOfDetail: 'detailed' }).catch(() => {});
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.end');
+  await done;
+  cdp.off('Tracing.dataCollected', collect);
+  const names = {};
+  for (const e of events) if (e.ph === 'M' && e.name === 'process_name') names[e.pid] = e.args.name;
+  console.log(`=== ${label}`);
+  for (const e of events) {
+    const a = e.ph === 'v' ? e.args?.dumps?.allocators : undefined;
+    if (!a) continue;
+    const mib = (k) => Math.round(parseInt(a[k]?.attrs?.size?.value ?? '0', 16) / 1048576);
+    const keys = ['partition_alloc/partitions/array_buffer', 'partition_alloc/partitions/buffer', 'malloc', 'v8/main', 'v8/workers', 'blink_gc'];
+    const row = Object.fromEntries(keys.map((k) => [k.replace('partition_alloc/partitions/', ''), mib(k)]).filter(([, v]) => v > 0));
+    if (Object.keys(row).length) console.log(`  ${names[e.pid] ?? e.pid}`, JSON.stringify(row));
+  }
+}
+
+async function collectGarbage() {
+  let id = 0;
+  const replies = new Map();
+  const onMessage = (e) => {
+    const m = JSON.parse(e.message);
+    replies.get(m.id)?.(m);
+  };
+  cdp.on('Target.receivedMessageFromTarget', onMessage);
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  for (const t of targetInfos.filter((x) => x.type === 'worker' || x.type === 'page')) {
+    const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
+    const n = ++id;
+    const reply = new Promise((r) => replies.set(n, r));
+    await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method: 'HeapProfiler.collectGarbage' }) });
+    await reply;
+    await cdp.send('Target.detachFromTarget', { sessionId });
+  }
+  cdp.off('Target.receivedMessageFromTarget', onMessage);
+}
+
+await dump('files picked, before the backup');
+const t0 = Date.now();
+const run = page.evaluate(() => window.cairnBench.backup());
+for (const at of times) {
+  while (Date.now() - t0 < at * 1000) await new Promise((r) => setTimeout(r, 200));
+  await dump(`${at} s into the backup`);
+  if (process.env.MEMDUMP_GC) {
+    await collectGarbage();
+    await dump(`${at} s, after collecting garbage`);
+  }
+}
+await run;
+console.log(`backup took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+await browser.close();
+chrome.kill();
+await server.close();
+fs.rmSync(profile, { recursive: true, force: true });
