@@ -56,15 +56,22 @@ class ModelFile {
   }
 }
 
+/** How many directory lookups the backend made. */
+let dirLookups = 0;
+
 class ModelDir {
   readonly kind = 'directory';
   readonly entries = new Map<string, ModelDir | ModelFile>();
+  /** Removed from its parent: a stale handle, which fails like the real API's. */
+  removed = false;
   constructor(
     public name: string,
     readonly opts: ModelOptions,
   ) {}
 
   async getDirectoryHandle(name: string, o: { create?: boolean } = {}): Promise<ModelDir> {
+    dirLookups++;
+    if (this.removed) throw dom('NotFoundError');
     const e = this.entries.get(name);
     if (e instanceof ModelFile) throw dom('TypeMismatchError');
     if (e) return e;
@@ -75,6 +82,7 @@ class ModelDir {
   }
 
   async getFileHandle(name: string, o: { create?: boolean } = {}): Promise<ModelFile> {
+    if (this.removed) throw dom('NotFoundError');
     const e = this.entries.get(name);
     if (e instanceof ModelDir) throw dom('TypeMismatchError');
     if (e) return e;
@@ -124,8 +132,14 @@ class ModelDir {
     return f;
   }
 
-  async removeEntry(name: string): Promise<void> {
-    if (!this.entries.delete(name)) throw dom('NotFoundError');
+  async removeEntry(name: string, o: { recursive?: boolean } = {}): Promise<void> {
+    const e = this.entries.get(name);
+    if (!e) throw dom('NotFoundError');
+    if (e instanceof ModelDir) {
+      if (e.entries.size > 0 && !o.recursive) throw dom('InvalidModificationError');
+      e.removed = true;
+    }
+    this.entries.delete(name);
   }
 
   async *values() {
@@ -205,6 +219,22 @@ describe('FsaBackend', () => {
     const { h, data } = await testObject('data', 8, 100);
     await expectCode(be.save(h, data), 'BACKEND_IO');
     expect(await listAll(be, 'data')).toEqual([]);
+  });
+
+  it('remembers directory handles, and looks again when one went stale', async () => {
+    const { root, handle } = model();
+    const be = await FsaBackend.create(handle);
+    const { h, data } = await testObject('data', 9, 300);
+    await be.save(h, data);
+    dirLookups = 0;
+    for (let i = 0; i < 5; i++) expectBytes(await be.load(h, { offset: 10, length: 20 }), data.subarray(10, 30));
+    expect(dirLookups).toBe(0); // data/ and data/<xx>/ were found while saving
+    // Another program removes data/<xx>/ and makes it again with the same pack in it.
+    const dataDir = root.entries.get('data') as ModelDir;
+    await dataDir.removeEntry(h.name.slice(0, 2), { recursive: true });
+    await be.save(h, data);
+    expectBytes(await be.load(h), data);
+    expect(await listAll(be, 'data')).toEqual([{ name: h.name, size: 300 }]);
   });
 
   it('lists only objects and treats a missing directory as empty', async () => {
