@@ -19,6 +19,11 @@ export interface BrowserPoolOptions {
   jobsPerWorker?: number;
   /** Files queued per worker. */
   queuePerWorker?: number;
+  /**
+   * Packs each worker uploads at once. Default 1 for folders and OPFS (a write there takes
+   * milliseconds), 2 for buckets: a PUT waits on the network, and with 2 the D1 backup into
+   * the local radosgw took 55.6 s instead of 65.0 s (one run each, same machine and hour).
+   */
   uploadsPerWorker?: number;
   sha256?: 'auto' | 'webcrypto' | 'wasm';
   aes?: 'auto' | 'webcrypto' | 'wasm';
@@ -41,7 +46,7 @@ export function browserPool(opts: BrowserPoolOptions): PoolFactory {
       compression: settings.compression,
       packSize: settings.packSize,
       location: opts.location,
-      uploads: opts.uploadsPerWorker ?? 1,
+      uploads: opts.uploadsPerWorker ?? (opts.location.kind === 's3' ? 2 : 1),
       parallel: opts.jobsPerWorker ?? 2,
       sha256: opts.sha256,
       aes: opts.aes,
