@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { serve, CHROMIUM_FLAGS } from '../lib/chromium.mjs';
+import { serve, staticRoutes, CHROMIUM_FLAGS } from '../lib/chromium.mjs';
 import { buildBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
@@ -20,17 +20,7 @@ const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d
 const times = (process.argv[3] ?? '10,30').split(',').map(Number);
 const out = path.join(ROOT, 'bench/data/browser-build');
 await buildBenchPage(out);
-const routes = {};
-const rec = (d, rel) => {
-  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-    const p = path.join(d, e.name);
-    if (e.isDirectory()) rec(p, `${rel}${e.name}/`);
-    else routes[`/${rel}${e.name}`] = p;
-  }
-};
-rec(out, '');
-routes['/'] = routes['/index.html'];
-const server = await serve(routes);
+const server = await serve(staticRoutes(out));
 
 // Launched by hand with a debugging port: Playwright's persistent contexts have no browser-level
 // CDP session, and memory dumps need one.

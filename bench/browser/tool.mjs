@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../lib/config.mjs';
-import { CHROMIUM_FLAGS, serve } from '../lib/chromium.mjs';
+import { CHROMIUM_FLAGS, serve, staticRoutes } from '../lib/chromium.mjs';
 import { cpuStat, dropCaches } from '../lib/measure.mjs';
 import { deletePrefix, prefixBytes } from '../lib/s3.mjs';
 import { PASSWORD, warm } from '../lib/tools.mjs';
@@ -72,20 +72,6 @@ function usage(pids, { pss = false } = {}) {
     }
   }
   return { rss, page, cpu };
-}
-
-function staticRoutes(dir) {
-  const routes = {};
-  const rec = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) rec(p, `${rel}${e.name}/`);
-      else routes[`/${rel}${e.name}`] = p;
-    }
-  };
-  rec(dir, '');
-  routes['/'] = routes['/index.html'];
-  return routes;
 }
 
 export async function chromiumTool(cfg, { s3, log }) {

@@ -42,6 +42,21 @@ export async function serve(routes) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** Routes for `serve` to every file under `dir` ('/' is its index.html). */
+export function staticRoutes(dir) {
+  const routes = {};
+  const rec = (d, rel) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) rec(p, `${rel}${e.name}/`);
+      else routes[`/${rel}${e.name}`] = p;
+    }
+  };
+  rec(dir, '');
+  routes['/'] = routes['/index.html'];
+  return routes;
+}
+
 export async function launchChromium(executablePath) {
   if (!fs.existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}`);
   const { chromium } = await import('playwright-core');

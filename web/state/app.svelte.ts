@@ -1,6 +1,7 @@
-// App start-up and app-wide notices: loads the remembered
-// repositories, reopens the last one when its key is remembered on this device, and offers a
-// new version when the service worker has one waiting.
+// App start-up and app-wide notices: loads the remembered repositories, reopens the last one
+// when its key is remembered on this device (showing its kept listing meanwhile), and offers a
+// new version when the service worker has one waiting. The engine worker is started earlier,
+// by ../lib/boot.ts.
 
 import { adoptEarlyUnlock, earlyLastView } from '../lib/boot';
 import { getPref } from '../lib/db';
