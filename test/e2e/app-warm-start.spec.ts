@@ -60,7 +60,16 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
 
 test('the start-up hint only speeds up what the remembered list decides: a stale one opens nothing', async ({ page }) => {
   await openApp(page);
+  await writeOpfsTree(page, SRC, sampleTree(6));
   await createOpfsRepo(page, { stayUnlocked: true }); // "This browser": the engine keeps its key
+  // A folder listing of it is kept for the next start, too.
+  await backupOpfsFolder(page, SRC);
+  await gotoTab(page, 'Snapshots');
+  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+  await page.getByRole('link', { name: 'Documents/' }).click();
+  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length)).toBeGreaterThan(1);
+  const folderUrl = page.url();
   const hint = await page.evaluate(() => localStorage.getItem('cairn:auto-unlock'));
   expect(hint).toContain('"kind":"opfs"');
   await page.getByRole('button', { name: 'Lock' }).click();
@@ -70,9 +79,12 @@ test('the start-up hint only speeds up what the remembered list decides: a stale
   expect(await page.evaluate(() => localStorage.getItem('cairn:auto-unlock'))).toBeNull();
 
   // The first one's hint comes back (as if that write had been lost): the engine unlocks it at
-  // boot, but the list says the last repository needs its password, so it is not opened.
+  // boot, but the list says the last repository needs its password, so it is not opened, and
+  // the first one's kept listing of the folder in the URL is not left on screen either.
   await page.evaluate((h) => localStorage.setItem('cairn:auto-unlock', h!), hint);
-  await page.reload();
+  await page.goto('about:blank');
+  await page.goto(folderUrl);
   await expect(page.getByRole('heading', { name: 'Unlock “Second one”' })).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
+  await expect(page.getByTestId('tree-list')).toHaveCount(0);
 });

@@ -44,7 +44,7 @@ function readBootHint(): BootHint | undefined {
   }
 }
 
-/** Called first thing (web/preboot.ts): starts the engine worker and, if hinted, the unlock. */
+/** Called first thing by web/main.ts: starts the engine worker and, if hinted, the unlock and the kept listing. */
 export function bootEngine(): void {
   const hint = readBootHint();
   const loc = hint && toEngine(hint.location);
