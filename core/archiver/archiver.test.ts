@@ -109,6 +109,52 @@ describe('archiver', () => {
     expect(again.summary.filesUnmodified).toBe(first.summary.filesNew);
   });
 
+  it('walks depth-first with a bounded queue: a wide, deep folder is not listed whole before its files are saved', async () => {
+    const { repo } = await memRepo();
+    // 10 × 10 directories of 60 files each: 6000 files.
+    const root: MemDir = {};
+    for (let a = 0; a < 10; a++) {
+      const top: MemDir = {};
+      for (let b = 0; b < 10; b++) {
+        const leaf: MemDir = {};
+        for (let f = 0; f < 60; f++) leaf[`f${f}.txt`] = { data: text(`${a}/${b}/${f}\n`) };
+        top[`d${b}`] = leaf;
+      }
+      root[`t${a}`] = top;
+    }
+    const src = new MemSource({ big: root });
+    let listedFiles = 0;
+    let finished = 0;
+    let maxWaiting = 0;
+    const readDir = src.readDir.bind(src);
+    src.readDir = async (dir, onError) => {
+      const children = await readDir(dir, onError);
+      listedFiles += children.filter((c) => c.node.type === 'file').length;
+      maxWaiting = Math.max(maxWaiting, listedFiles - finished);
+      return children;
+    };
+    const pool: PoolFactory = async (settings, hooks, signal) => {
+      const inner = await inProcessPool({ saver: repo.backend, reader: src, concurrency: 8 })(settings, hooks, signal);
+      return {
+        ...inner,
+        save: async (job, onBytes, sig) => {
+          await new Promise((r) => setTimeout(r, 0)); // saving is slower than listing
+          const saved = await inner.save(job, onBytes, sig);
+          finished++;
+          return saved;
+        },
+      };
+    };
+    const r = await backup(repo, src, pool, { hostname: 'host', targets: ['/big'] });
+    expect(r.summary.filesNew).toBe(6000);
+    expect(finished).toBe(6000);
+    // Listed but not yet saved: the walk's queue (256) plus 16 listings' worth, never all 6000.
+    expect(maxWaiting).toBeLessThan(1500);
+    const l = await listing(repo, r.snapshot.tree);
+    expect(l.get('/big/t9/d9/f59.txt')?.size).toBe(text('9/9/59\n').length);
+    expect([...l.keys()].filter((k) => k.endsWith('.txt')).length).toBe(6000);
+  });
+
   it('shares common path components between targets: /a/b and /a/c both live under one "a"', async () => {
     const { repo } = await memRepo();
     const src = new MemSource(home());

@@ -1,7 +1,8 @@
 // The archiver: walks the sources, reuses unchanged files from the parent snapshot, hands
 // changed files to a FileSaverPool, builds tree blobs bottom-up, and finally writes packs →
 // index → snapshot in that order (restic internal/archiver). Memory stays bounded: at most
-// `pool.concurrency` files are in flight and packs are streamed out as they fill.
+// `pool.concurrency` files are in flight, the walk queues about depth × fan-out entries, and
+// packs are streamed out as they fill.
 
 import { CairnError, serializeError, throwIfAborted, type ErrorCode } from '../errors';
 import { Semaphore } from '../backend/limit';
@@ -14,7 +15,6 @@ import { PackerManager } from '../repository/packer-manager';
 import type { Repository } from '../repository/repository';
 import { findParent, findSnapshot } from '../repository/snapshots';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
-import { mapLimit } from '../util/concurrency';
 import { BlobRegistry } from './blob-registry';
 import { buildTargetTree, type TargetDir } from './targets';
 import { scanTotals } from './scanner';
@@ -69,6 +69,10 @@ export interface BackupResult {
 const PROGRAM_VERSION = 'cairn 0.1.0';
 /** How long a cancelled backup waits for its savers to store what they already hold. */
 const FLUSH_ON_CANCEL_MS = 15_000;
+/** Listed files waiting for a saver (beyond the pool's own concurrency) before listing pauses. */
+const WALK_QUEUE = 256;
+/** Directory listings at once. */
+const LIST_PARALLEL = 16;
 
 /** `p`, or a rejection once `ms` have passed. */
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -150,7 +154,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     }
   };
 
-  const saveFile = async (entry: SourceEntry, old: Node | undefined): Promise<Node | undefined> => {
+  const saveFile = async (entry: SourceEntry, old: Node | undefined, started: () => void): Promise<Node | undefined> => {
     const node = entry.node;
     if (old && !opts.force && unchanged(old, entry, opts.strictChangeDetection ?? false) && old.content!.every((id) => repo.index.has('data', id))) {
       s.filesUnmodified++;
@@ -163,6 +167,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     }
     const { pool, files } = await savers();
     await files.acquire(signal);
+    started();
     progress.current.add(entry.path);
     try {
       const saved = await pool.save({ ref: entry.ref, path: entry.path, size: entry.size }, (n) => {
@@ -193,30 +198,92 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     }
   };
 
-  const saveEntry = async (entry: SourceEntry, old: Node | undefined): Promise<Node | undefined> => {
+  // The walk. A directory is listed only while fewer than WALK_QUEUE listed files wait for a
+  // saver, at most LIST_PARALLEL at once, the newest waiting directory first. So the walk goes
+  // depth-first, and the files waiting stay near WALK_QUEUE plus what the listings under way
+  // add, instead of every file of a 50k-file folder at once (restic: one sequential walker
+  // feeding bounded savers). A directory waiting for its children holds no turn, and files
+  // drain without one, so the walk cannot deadlock.
+  let filesWaiting = 0;
+  let listing = 0;
+  const listQueue: (() => void)[] = [];
+  let walkFailed: { e: unknown } | undefined;
+  const wake = () => {
+    while (listQueue.length > 0 && ((listing < LIST_PARALLEL && filesWaiting < WALK_QUEUE) || walkFailed || signal?.aborted)) {
+      listing++;
+      listQueue.pop()!();
+    }
+  };
+  signal?.addEventListener('abort', wake, { once: true });
+  const listTurn = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (listQueue.length === 0 && listing < LIST_PARALLEL && filesWaiting < WALK_QUEUE) listing++;
+    else await new Promise<void>((resolve) => listQueue.push(resolve)); // wake() counts us in
+    try {
+      if (walkFailed) throw walkFailed.e;
+      throwIfAborted(signal);
+      return await fn();
+    } finally {
+      listing--;
+      wake();
+    }
+  };
+
+  /** `started` is called once the entry no longer waits: a file handed to a saver, or done. */
+  const saveEntry = async (entry: SourceEntry, old: Node | undefined, started: () => void): Promise<Node | undefined> => {
     throwIfAborted(signal);
     if (opts.exclude?.(entry.path, entry)) return undefined;
     switch (entry.node.type) {
       case 'dir': {
-        const children = await source.readDir(entry, warn, signal);
-        return saveDir(entry, children, old?.type === 'dir' ? old : undefined);
+        const oldDir = old?.type === 'dir' ? old : undefined;
+        const [children, oldTree] = await listTurn(async () => {
+          const listed = await Promise.all([source.readDir(entry, warn, signal), loadTree(oldDir?.subtree)]);
+          for (const c of listed[0]) if (c.node.type === 'file') filesWaiting++; // before the next turn is given
+          return listed;
+        });
+        return saveDir(entry, children, oldDir, oldTree);
       }
       case 'file':
-        return saveFile(entry, old?.type === 'file' && old.content ? old : undefined);
+        return saveFile(entry, old?.type === 'file' && old.content ? old : undefined, started);
       default:
         s.files++;
         return { ...entry.node, content: null };
     }
   };
 
-  const saveDir = async (entry: SourceEntry | undefined, children: SourceEntry[], old: Node | undefined, virtual?: TargetDir[]): Promise<Node | undefined> => {
-    const oldTree = await loadTree(old?.subtree);
+  const saveDir = async (entry: SourceEntry | undefined, children: SourceEntry[], old: Node | undefined, oldTree: Tree | undefined, virtual?: TargetDir[]): Promise<Node | undefined> => {
     const oldByName = new Map((oldTree?.nodes ?? []).map((n) => [n.name, n]));
+    // Subdirectories queue last to first: the newest waiter goes first, so the first is walked first.
+    const pending: Promise<Node | undefined>[] = new Array(children.length);
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i]!;
+      let waiting = child.node.type === 'file'; // counted in filesWaiting when listed
+      const started = () => {
+        if (!waiting) return;
+        waiting = false;
+        filesWaiting--;
+        wake();
+      };
+      pending[i] = saveEntry(child, oldByName.get(child.node.name), started).then(
+        (n) => {
+          started();
+          return n;
+        },
+        (e) => {
+          started();
+          if (!walkFailed) {
+            walkFailed = { e };
+            wake();
+          }
+          throw e;
+        },
+      );
+    }
+    const settled = await Promise.allSettled(pending);
     const nodes: Node[] = [];
-    await mapLimit(children, 32, async (child) => {
-      const n = await saveEntry(child, oldByName.get(child.node.name));
-      if (n) nodes.push(n);
-    });
+    for (const r of settled) {
+      if (r.status === 'rejected') throw walkFailed?.e ?? r.reason;
+      if (r.value) nodes.push(r.value);
+    }
     for (const v of virtual ?? []) {
       const n = await saveTarget(v, oldByName.get(v.name));
       if (n) nodes.push(n);
@@ -237,10 +304,11 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
         warn(t.path, e);
         return undefined;
       });
-      return entry ? saveEntry(entry, old) : undefined;
+      return entry ? saveEntry(entry, old, () => {}) : undefined;
     }
     const entry = await source.stat(t.path, signal);
-    return saveDir(entry, [], old?.type === 'dir' ? old : undefined, t.children);
+    const oldDir = old?.type === 'dir' ? old : undefined;
+    return saveDir(entry, [], oldDir, await loadTree(oldDir?.subtree), t.children);
   };
 
   // Totals for percentages and ETA cost a second walk: only when someone watches progress.
@@ -249,7 +317,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
   try {
     const root = buildTargetTree(source, paths);
     const rootOld: Node | undefined = parentEntry ? { name: '', type: 'dir', mtime: GoTime.zero, atime: GoTime.zero, ctime: GoTime.zero, uid: 0, gid: 0, content: null, subtree: parentEntry.snapshot.tree } : undefined;
-    const rootNode = await saveDir(undefined, [], rootOld, root);
+    const rootNode = await saveDir(undefined, [], rootOld, await loadTree(rootOld?.subtree), root);
     await scan;
     progress.phase = 'finishing';
     progress.tick(true);
@@ -303,6 +371,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     await writeIndex().catch(() => {});
     throw e;
   } finally {
+    signal?.removeEventListener('abort', wake);
     if (saving) await saving.then((started) => started.pool.close(), () => {});
   }
 }
