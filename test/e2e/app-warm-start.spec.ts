@@ -28,7 +28,7 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
   const url = page.url();
 
   // shown: navigation start → the listing on screen (the kept one, opened by the small
-  // last-view worker); fresh: → the engine's own listing replaced it (module load, engine
+  // last-view worker and drawn by web/lib/early-listing.ts); fresh: → the engine's own listing replaced it (module load, engine
   // worker start, unlock with the remembered key, snapshot list, listDir); open: listDir
   // request → fresh listing on screen.
   const mark = (name: string) => page.evaluate((n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN, name);
@@ -39,8 +39,12 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
     await page.goto(url);
     await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
     await expect.poll(() => mark('cairn:snapshot-shown')).toBeGreaterThan(0);
-    // The kept listing was on screen first, then the engine confirmed it.
+    // The kept listing was on screen first (drawn without waiting for the UI's bundle), then
+    // the engine confirmed it, and the UI's own listing is the only one left.
+    expect(await mark('cairn:early-listing-shown')).toBeGreaterThan(0);
     expect(await mark('cairn:kept-listing-shown')).toBeLessThanOrEqual(await mark('cairn:snapshot-shown'));
+    await expect(page.locator('main.early-listing')).toHaveCount(0);
+    await expect(page.getByTestId('tree-list')).toHaveCount(1);
     await expect(page.getByRole('button', { name: 'Download readme.txt' })).toBeEnabled();
     if (process.env['CAIRN_E2E_MARKS']) console.log(JSON.stringify(await page.evaluate(() => performance.getEntries().filter((e) => e.name.startsWith('cairn:') || e.entryType !== 'mark').map((e) => [e.name.replace(/^.*\//, '').slice(0, 24), Math.round(e.startTime), Math.round(e.duration)]))));
     samples.push({ shown: await mark('cairn:listing-shown'), fresh: await mark('cairn:snapshot-shown'), open: (await measures(page))['cairn:snapshot-open'] ?? NaN });

@@ -3,13 +3,15 @@
 // in the engine's own database) is also kept in localStorage, which can be read synchronously
 // before the UI's modules load. main.ts (the small entry) then, before loading the UI:
 //  - asks the small last-view worker for the listing kept from the last visit of the folder the
-//    page opens on (workers/cache/last-view.ts), which the UI shows at once;
+//    page opens on (workers/cache/last-view.ts), and draws it at once with plain DOM
+//    (./early-listing.ts), before the UI's bundle runs (main.ts waits for it, 150 ms at most);
 //  - starts the engine worker and asks it to unlock at once, while the page still loads the UI
 //    and its IndexedDB list; app start-up adopts that answer if the list agrees
 //    (../state/app.svelte.ts), and the engine's fresh listing replaces the kept one.
 
 import type { RepoInfo } from '../../workers/api';
 import { recallLastView, type LastView } from '../../workers/client/last-view';
+import { showEarlyListing } from './early-listing';
 import { parseHash } from './routes';
 import type { RememberedRepo, StoredLocation } from './db';
 import { engine } from './engine';
@@ -24,6 +26,7 @@ interface BootHint {
 
 let early: { hint: BootHint; info: Promise<RepoInfo> } | undefined;
 let lastView: Promise<LastView | undefined> = Promise.resolve(undefined);
+let firstPicture: Promise<unknown> = Promise.resolve();
 
 /** Records (or clears) which repository the next start may unlock before the UI is up. */
 export function writeBootHint(entry: RememberedRepo | undefined): void {
@@ -55,7 +58,9 @@ export function bootEngine(): void {
   let first: Promise<unknown> = Promise.resolve();
   if (loc && route.name === 'snapshot') {
     lastView = recallLastView(loc, route.id, route.path);
+    void lastView.then((v) => v && showEarlyListing(v));
     first = Promise.race([lastView, new Promise((r) => setTimeout(r, 150))]);
+    firstPicture = first;
   }
   const start = () => {
     try {
@@ -89,6 +94,9 @@ export async function adoptEarlyUnlock(entry: RememberedRepo | undefined): Promi
   if (await e.info.then(() => true, () => false)) await engine().closeRepository();
   return undefined;
 }
+
+/** Settles once the kept listing is drawn, or there is none, or 150 ms passed: then the UI loads. */
+export const uiMayLoad = (): Promise<unknown> => firstPicture;
 
 /**
  * The kept listing of the folder the page opened on, for the repository the start-up hint

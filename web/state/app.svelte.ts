@@ -4,6 +4,7 @@
 // by ../lib/boot.ts.
 
 import { adoptEarlyUnlock, earlyLastView } from '../lib/boot';
+import { dropEarlyListing } from '../lib/early-listing';
 import { getPref } from '../lib/db';
 import { describeError, type Described } from '../lib/messages';
 import { remembered } from './remembered.svelte';
@@ -39,13 +40,16 @@ class AppState {
       const early = await adoptEarlyUnlock(auto);
       if (!early) {
         hinted = false;
+        dropEarlyListing();
         tree.clear(); // the hint named another repository: drop its kept listing
       }
       if (auto) await session.unlockRemembered(auto, early?.info);
     } catch (e) {
       this.#fatal = describeError(e);
     } finally {
-      if (!session.isOpen) tree.clear(); // a kept listing must not outlive a failed unlock
+      // From here the UI shows what it decided; a kept listing must not outlive a failed unlock.
+      dropEarlyListing();
+      if (!session.isOpen) tree.clear();
       this.#started = true;
       performance.mark('cairn:started');
     }
