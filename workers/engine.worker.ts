@@ -36,6 +36,7 @@ interface Tuning {
   workers?: number;
   jobsPerWorker?: number;
   uploadsPerWorker?: number;
+  packBuffersPerWorker?: number;
   packSize?: number;
   sha256?: 'auto' | 'webcrypto' | 'wasm';
 }
@@ -129,7 +130,7 @@ const api = {
         const s = current();
         const { backup } = await heavyWithCrypto();
         if (tuning.packSize) s.repo.packSize = tuning.packSize;
-        const r = await backup(s, req, { owner: await owner(), signal, onProgress, pool: { workers: tuning.workers, jobsPerWorker: tuning.jobsPerWorker, uploadsPerWorker: tuning.uploadsPerWorker, sha256: tuning.sha256 } });
+        const r = await backup(s, req, { owner: await owner(), signal, onProgress, pool: { workers: tuning.workers, jobsPerWorker: tuning.jobsPerWorker, uploadsPerWorker: tuning.uploadsPerWorker, packBuffersPerWorker: tuning.packBuffersPerWorker, sha256: tuning.sha256 } });
         lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
         warmInBackground(current());
         const { bytes: _bytes, ...view } = r;

@@ -200,6 +200,61 @@ describe('PackerManager', () => {
     await pm.flush();
   });
 
+  it('with one buffer, the next pack waits for the last upload and reuses its buffer', async () => {
+    const be = new MemoryBackend();
+    const g = gatedSaver(be);
+    const sent: Uint8Array[] = [];
+    const saver: Saver = { save: (h, d, o) => (sent.push(d), g.saver.save(h, d, o)) };
+    const saved: { pack: IndexPack; size: number }[] = [];
+    const pm = new PackerManager({ key, saver, packSize: 100, uploads: 1, buffers: 1, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    const bs = [await blob(1, 120), await blob(2, 120), await blob(3, 120)];
+    await pm.add('data', bs[0]!.id, bs[0]!.sealed, 0); // pack 1 full: its upload waits at the gate
+    let second = false;
+    const p = pm.add('data', bs[1]!.id, bs[1]!.sealed, 0).then(() => (second = true));
+    for (let i = 0; i < 5; i++) await tick();
+    expect(second).toBe(false); // no second buffer while the first is uploading
+    expect(g.state.started).toBe(1);
+    g.releaseAll();
+    await p;
+    const q = pm.add('data', bs[2]!.id, bs[2]!.sealed, 0);
+    for (let i = 0; i < 5; i++) {
+      await tick();
+      g.releaseAll();
+    }
+    await q;
+    const f = pm.flush();
+    for (let i = 0; i < 5; i++) {
+      await tick();
+      g.releaseAll();
+    }
+    await f;
+    expect(saved.map((x) => x.pack.blobs.map((b) => b.id))).toEqual(bs.map((b) => [b.id]));
+    expect(new Set(sent.map((d) => d.buffer)).size).toBe(1); // one buffer for all three packs
+    for (const { pack, size } of saved) {
+      expect(await hashID(await be.load({ type: 'data', name: pack.id }))).toBe(pack.id);
+      expect(await readPackHeader(be, key, pack.id, size)).toEqual(pack.blobs);
+    }
+  });
+
+  it('with one buffer, a pack per blob type still opens (no upload could free one): no deadlock', async () => {
+    const be = new MemoryBackend();
+    const saved: IndexPack[] = [];
+    const pm = new PackerManager({ key, saver: be, packSize: 1000, uploads: 1, buffers: 1, onPackSaved: (p) => void saved.push(p) });
+    const [d, t] = [await blob(1, 100), await blob(2, 100)];
+    await pm.add('data', d.id, d.sealed, 0);
+    await pm.add('tree', t.id, t.sealed, 0);
+    await pm.flush();
+    expect(saved.map((p) => p.blobs[0]!.type).sort()).toEqual(['data', 'tree']);
+  });
+
+  it('with one buffer, a failed upload fails the add waiting for that buffer', async () => {
+    const be = withFaults(new MemoryBackend(), { ops: ['save'], failFirst: 1 });
+    const pm = new PackerManager({ key, saver: be, packSize: 100, uploads: 1, buffers: 1, onPackSaved: () => {} });
+    const [a, b] = [await blob(1, 120), await blob(2, 120)];
+    await pm.add('data', a.id, a.sealed, 0);
+    expect(isCairnError(await rejection(pm.add('data', b.id, b.sealed, 0)), 'NETWORK')).toBe(true);
+  });
+
   it('an upload failure surfaces on the next add, and the failed pack is never reported', async () => {
     const be = withFaults(new MemoryBackend(), { ops: ['save'], failFirst: 1 });
     const saved: IndexPack[] = [];

@@ -20,6 +20,13 @@ export interface PackerManagerOptions {
   packSize?: number;
   /** Packs being uploaded at once; also bounds memory (each is up to packSize). */
   uploads?: number;
+  /**
+   * Pack buffers at most (default: no limit beyond what `uploads` implies). With 1, the next
+   * pack waits for the last one's upload to finish and reuses its buffer: right where storing
+   * a pack takes milliseconds (OPFS, a local folder), it saves a buffer or two of memory. A
+   * buffer is still added when no upload is under way to free one (a pack per blob type).
+   */
+  buffers?: number;
   onPackSaved: (pack: IndexPack, size: number) => void | Promise<void>;
   signal?: AbortSignal;
 }
@@ -44,13 +51,21 @@ export class PackerManager {
   readonly #maxUploads: number;
   readonly #open = new Map<BlobType, OpenPack>();
   readonly #uploads = new Set<Promise<void>>();
+  readonly #maxBuffers: number;
   readonly #free: Uint8Array[] = [];
+  /** Pack buffers in use or free (standard size only). */
+  #buffers = 0;
+  /** Adds waiting for a buffer to come back. */
+  #bufferWaiters: (() => void)[] = [];
+  /** Packs being opened (waiting for a buffer), per type. */
+  readonly #opening = new Map<BlobType, Promise<void>>();
   #failure: unknown;
 
   constructor(opts: PackerManagerOptions) {
     this.#opts = opts;
     this.#packSize = opts.packSize ?? DEFAULT_PACK_SIZE;
     this.#maxUploads = Math.max(1, opts.uploads ?? 2);
+    this.#maxBuffers = Math.max(1, opts.buffers ?? Infinity);
   }
 
   /** Adds a sealed blob (copied into its pack). */
@@ -65,17 +80,19 @@ export class PackerManager {
    * uploaded.
    */
   async addWith(type: BlobType, id: ID, length: number, uncompressedLength: number, fill: (dst: Uint8Array) => unknown): Promise<void> {
-    this.#check();
-    let open = this.#open.get(type);
-    if (open && open.packer.count > 0 && !open.packer.fits(length)) {
-      this.#open.delete(type);
-      await this.#startUpload(open);
+    let open: OpenPack | undefined;
+    for (;;) {
+      this.#check();
       open = this.#open.get(type);
+      if (open && open.packer.count > 0 && !open.packer.fits(length)) {
+        this.#open.delete(type);
+        await this.#startUpload(open);
+        continue;
+      }
+      if (open) break;
+      await (this.#opening.get(type) ?? this.#openPack(type));
     }
-    if (!open) {
-      open = { packer: new Packer(this.#buffer()), fills: new Set() };
-      this.#open.set(type, open);
-    }
+    // From here to `fill` nothing awaits: the region is this blob's alone.
     const dst = open.packer.reserve(type, id, length, uncompressedLength);
     const full = open.packer.size >= this.#packSize || open.packer.headerFull();
     if (full) this.#open.delete(type);
@@ -87,6 +104,7 @@ export class PackerManager {
       await filling;
     } catch (e) {
       this.#failure ??= e instanceof CairnError ? e : new CairnError('INTERNAL', `sealing ${type} blob ${id.slice(0, 8)} failed`, { cause: e });
+      this.#wakeAll();
       throw this.#failure;
     } finally {
       open.fills.delete(filling);
@@ -94,8 +112,44 @@ export class PackerManager {
     if (full) await this.#startUpload(open);
   }
 
-  #buffer(): Uint8Array {
-    return this.#free.pop() ?? new Uint8Array(this.#packSize + SLACK);
+  /** Opens the `type` pack once a buffer is free (concurrent adds wait for the same one). */
+  #openPack(type: BlobType): Promise<void> {
+    const opening = (async () => {
+      try {
+        const buffer = await this.#buffer();
+        this.#open.set(type, { packer: new Packer(buffer), fills: new Set() });
+      } finally {
+        this.#opening.delete(type);
+      }
+    })();
+    this.#opening.set(type, opening);
+    return opening;
+  }
+
+  async #buffer(): Promise<Uint8Array> {
+    for (;;) {
+      this.#check();
+      const free = this.#free.pop();
+      if (free) return free;
+      // Over the limit only when no upload is under way that could hand one back.
+      if (this.#buffers < this.#maxBuffers || this.#uploads.size === 0) {
+        this.#buffers++;
+        return new Uint8Array(this.#packSize + SLACK);
+      }
+      await new Promise<void>((resolve) => this.#bufferWaiters.push(resolve));
+    }
+  }
+
+  /** A buffer came back (or will not): the longest waiter looks again. */
+  #bufferReturned(buffer: Uint8Array): void {
+    // Every pack started with a standard buffer; one that grew past it is not kept.
+    if (buffer?.length === this.#packSize + SLACK && this.#free.length < this.#maxBuffers && this.#free.length <= this.#maxUploads) this.#free.push(buffer);
+    else this.#buffers--;
+    this.#bufferWaiters.shift()?.();
+  }
+
+  #wakeAll(): void {
+    for (const w of this.#bufferWaiters.splice(0)) w();
   }
 
   async #startUpload(open: OpenPack): Promise<void> {
@@ -116,6 +170,7 @@ export class PackerManager {
       (e) => {
         this.#uploads.delete(job);
         this.#failure ??= e;
+        this.#wakeAll();
       },
     );
     this.#uploads.add(job);
@@ -125,7 +180,7 @@ export class PackerManager {
     throwIfAborted(this.#opts.signal);
     await this.#opts.saver.save({ type: 'data', name: f.id }, f.bytes, { signal: this.#opts.signal });
     // Stored: the buffer may be refilled (keep as many as can be in use at once).
-    if (this.#free.length <= this.#maxUploads && f.buffer.length === this.#packSize + SLACK) this.#free.push(f.buffer);
+    this.#bufferReturned(f.buffer);
     await this.#opts.onPackSaved({ id: f.id, blobs: f.blobs }, f.bytes.length);
   }
 

@@ -25,7 +25,7 @@ async function start(init: SaverInit): Promise<void> {
   await chooseAes(init.aes);
   const backend = await openBackend(init.location);
   const key = new Key(init.key.encrypt, init.key.macK, init.key.macR);
-  const packs = new PackerManager({ key, saver: backend, packSize: init.packSize, uploads: init.uploads, onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }) });
+  const packs = new PackerManager({ key, saver: backend, packSize: init.packSize, uploads: init.uploads, buffers: init.packBuffers, onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }) });
   handle = saverEndpoint({
     post,
     packs,

@@ -15,6 +15,8 @@ export interface SaverInit {
   /** Opened by the saver itself: directory handles and S3 settings are cloneable. */
   location: RepoLocation;
   uploads: number;
+  /** Pack buffers at most (PackerManager `buffers`); undefined: no limit beyond `uploads`. */
+  packBuffers?: number;
   /** Files saved at once. */
   parallel: number;
   /** Benchmarks only: force a SHA-256 implementation instead of timing both. */
