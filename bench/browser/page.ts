@@ -16,6 +16,9 @@ function api(): Comlink.Remote<Engine> {
 
 const OPFS_REPOS = 'cairn-repos';
 const RESTORE_DIR = 'bench-restore';
+/** Copies of datasets for the folder-handle source (BENCH_BROWSER_SOURCE=opfs). */
+const STAGE_DIR = 'bench-src';
+const MANIFEST = '.bench-manifest.json';
 
 async function dirBytes(dir: FileSystemDirectoryHandle): Promise<{ bytes: number; files: number }> {
   let bytes = 0;
@@ -55,6 +58,72 @@ const bench = {
     const t0 = performance.now();
     const r = await api().backup({ source: { kind: 'files', files, relativePaths } });
     return { ...r, pageMs: performance.now() - t0, files: files.length };
+  },
+  /**
+   * Mirrors the files in #src into OPFS [bench-src, <picked folder>], writing only files whose
+   * size or time differ from the last copy (a manifest keeps the source's). OPFS files take the
+   * time of their writing, so an unchanged file keeps its copy's time and reads as unchanged.
+   */
+  async stage() {
+    const input = document.getElementById('src') as HTMLInputElement;
+    const files = [...(input.files ?? [])];
+    const rel = files.map((f) => f.webkitRelativePath.split('/'));
+    const root = rel[0]![0]!;
+    const top = await opfsDir([STAGE_DIR, root]);
+    let old: Record<string, [number, number]> = {};
+    try {
+      old = JSON.parse(await (await (await top.getFileHandle(MANIFEST)).getFile()).text());
+    } catch {
+      // first copy
+    }
+    const manifest: Record<string, [number, number]> = {};
+    const dirs = new Map<string, Promise<FileSystemDirectoryHandle>>();
+    const dirOf = (parts: string[]): Promise<FileSystemDirectoryHandle> => {
+      const key = parts.join('/');
+      let d = dirs.get(key);
+      if (!d) {
+        d = parts.length === 0 ? Promise.resolve(top) : dirOf(parts.slice(0, -1)).then((p) => p.getDirectoryHandle(parts.at(-1)!, { create: true }));
+        dirs.set(key, d);
+      }
+      return d;
+    };
+    let written = 0;
+    let next = 0;
+    const work = async () => {
+      for (let i = next++; i < files.length; i = next++) {
+        const f = files[i]!;
+        const parts = rel[i]!.slice(1);
+        const key = parts.join('/');
+        manifest[key] = [f.size, f.lastModified];
+        if (old[key]?.[0] === f.size && old[key]?.[1] === f.lastModified) continue;
+        const fh = await (await dirOf(parts.slice(0, -1))).getFileHandle(parts.at(-1)!, { create: true });
+        const w = await fh.createWritable();
+        await w.write(f);
+        await w.close();
+        written++;
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, work));
+    let removed = 0;
+    for (const key of Object.keys(old)) {
+      if (key in manifest) continue;
+      const parts = key.split('/');
+      await (await dirOf(parts.slice(0, -1))).removeEntry(parts.at(-1)!).catch(() => {});
+      removed++;
+    }
+    const mh = await top.getFileHandle(MANIFEST, { create: true });
+    const mw = await mh.createWritable();
+    await mw.write(JSON.stringify(manifest));
+    await mw.close();
+    input.value = '';
+    return { root, files: files.length, written, removed };
+  },
+  /** Backs up the staged copy of `root` through its directory handle (the folder-picker path). */
+  async backupStaged(root: string) {
+    const handle = await opfsDir([STAGE_DIR, root], false);
+    const t0 = performance.now();
+    const r = await api().backup({ source: { kind: 'handle', handle }, excludes: [MANIFEST] });
+    return { ...r, pageMs: performance.now() - t0 };
   },
   async restore(snapshotId: string, name: string) {
     const target = await opfsDir([RESTORE_DIR, name]);

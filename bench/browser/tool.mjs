@@ -1,7 +1,10 @@
 // The browser column: cairn's real worker pipeline (workers/engine.worker.ts + its file-saver
 // workers) in headless Debian Chromium, driven through the bench page (page.ts) with Playwright.
 //   source      the dataset folder as `webkitdirectory` files (setInputFiles on the folder,
-//               re-selected before every backup so changed files are seen; not timed)
+//               re-selected before every backup so changed files are seen; not timed), or with
+//               BENCH_BROWSER_SOURCE=opfs a mirror of it in OPFS backed up through its
+//               directory handle, as a folder picked with showDirectoryPicker is (synced
+//               before every backup, not timed)
 //   local       repository in OPFS (on disk in the persistent profile under BENCH_DATA/scratch)
 //   s3          repository in the local radosgw, S3 keys given to the engine (CORS allows *)
 //   restore     into an OPFS folder; file count and bytes are checked
@@ -21,6 +24,8 @@ import { PASSWORD, warm } from '../lib/tools.mjs';
 import { buildBenchPage } from './build.mjs';
 
 const ENGINE = path.join(ROOT, 'workers/engine.worker.ts');
+/** BENCH_BROWSER_SOURCE=opfs: back up a copy of the dataset in OPFS through its directory handle. */
+const STAGED = process.env.BENCH_BROWSER_SOURCE === 'opfs';
 const HZ = 100;
 
 /** PIDs of the Chromium processes started with this profile directory. */
@@ -153,12 +158,27 @@ export async function chromiumTool(cfg, { s3, log }) {
       };
     },
     async init(repo) {
-      await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: repo.loc, pw: PASSWORD });
+      // BENCH_SAVER_WORKERS: a fixed file-saver worker count (default: the app's own choice).
+      const savers = Number(process.env.BENCH_SAVER_WORKERS) || undefined;
+      await page.evaluate(({ loc, pw, savers }) => window.cairnBench.init(loc, pw, savers), { loc: repo.loc, pw: PASSWORD, savers });
     },
     async backup(repo, dir, opts = {}) {
-      // Selecting 50 000 files takes a while; it is the user's folder pick, not the backup.
-      await page.setInputFiles('#src', dir, { timeout: 0 });
-      const r = await timedCall(() => page.evaluate(() => window.cairnBench.backup()), opts);
+      let r;
+      if (STAGED) {
+        // The folder-picker path: the dataset mirrored into OPFS (in a page of its own, closed
+        // before timing, so its 50 000 Files are gone), backed up through its directory handle.
+        const stager = await context.newPage();
+        await stager.goto(server.url + '/');
+        await stager.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 60_000 });
+        await stager.setInputFiles('#src', dir, { timeout: 0 });
+        await stager.evaluate(() => window.cairnBench.stage());
+        await stager.close();
+        r = await timedCall(() => page.evaluate((root) => window.cairnBench.backupStaged(root), path.basename(dir)), opts);
+      } else {
+        // Selecting 50 000 files takes a while; it is the user's folder pick, not the backup.
+        await page.setInputFiles('#src', dir, { timeout: 0 });
+        r = await timedCall(() => page.evaluate(() => window.cairnBench.backup()), opts);
+      }
       const v = r.value;
       if (v.warnings?.length) log(`  chromium: ${v.warnings.length} warnings, first: ${v.warnings[0].message}`);
       return {
