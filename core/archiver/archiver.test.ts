@@ -5,7 +5,7 @@ import { initEngine, memRepo, TEST_PASSWORD } from '../../test/helpers/mem-repo'
 import { MemSource, T0, type MemDir } from '../../test/helpers/mem-source';
 import type { Backend, Handle } from '../backend/backend';
 import { MemoryBackend } from '../backend/mem';
-import { isCairnError } from '../errors';
+import { CairnError, isCairnError } from '../errors';
 import type { Node } from '../data';
 import { Repository } from '../repository/repository';
 import { walk } from '../walker';
@@ -153,6 +153,45 @@ describe('archiver', () => {
     const l = await listing(repo, r.snapshot.tree);
     expect(l.get('/big/t9/d9/f59.txt')?.size).toBe(text('9/9/59\n').length);
     expect([...l.keys()].filter((k) => k.endsWith('.txt')).length).toBe(6000);
+  });
+
+  it('a ref gone stale since the listing (the file changed) is read afresh through reopen', async () => {
+    const { repo } = await memRepo();
+    const src = new MemSource(home());
+    const stale = (path: string) => `stale:${path}`;
+    // Listed refs refuse to be read, as a browser File does once its file changed; reopen
+    // gives a fresh one, except for c.txt, which is gone by then.
+    const readDir = src.readDir.bind(src);
+    src.readDir = async (dir, onError) =>
+      (await readDir(dir, onError)).map((e) =>
+        e.node.type !== 'file'
+          ? e
+          : {
+              ...e,
+              ref: stale(e.path),
+              reopen: async () => {
+                if (e.path.endsWith('/c.txt')) throw new CairnError('SOURCE_READ', `${e.path}: vanished before it could be read`);
+                return e.ref;
+              },
+            },
+      );
+    const reader = {
+      read: (ref: unknown, size: number, signal?: AbortSignal) => {
+        if (typeof ref === 'string' && ref.startsWith('stale:')) {
+          return (async function* () {
+            throw new CairnError('SOURCE_READ', `${ref}: cannot be read (changed or locked since it was picked)`, { detail: { domError: 'NotReadableError' } });
+          })();
+        }
+        return src.read(ref, size, signal);
+      },
+    };
+    const warnings: string[] = [];
+    const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader }), { hostname: 'host', targets: ['/a'], onWarning: (w) => warnings.push(`${w.code} ${w.path}`) });
+    const l = await listing(repo, r.snapshot.tree);
+    expect(new TextDecoder().decode(await contentOf(repo, l.get('/a/b/notes.txt')!))).toBe('some notes\n');
+    expect(l.has('/a/c/c.txt')).toBe(false);
+    expect(warnings).toEqual(['SOURCE_READ /a/c/c.txt']);
+    expect(r.summary.filesNew).toBe(5);
   });
 
   it('shares common path components between targets: /a/b and /a/c both live under one "a"', async () => {

@@ -170,10 +170,16 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     started();
     progress.current.add(entry.path);
     try {
-      const saved = await pool.save({ ref: entry.ref, path: entry.path, size: entry.size }, (n) => {
-        progress.done.bytes += n;
-        progress.tick();
-      }, signal);
+      const save = (ref: unknown) =>
+        pool.save({ ref, path: entry.path, size: entry.size }, (n) => {
+          progress.done.bytes += n;
+          progress.tick();
+        }, signal);
+      const saved = await save(entry.ref).catch(async (e) => {
+        // The ref went stale (the file changed after it was listed): read it as it is now.
+        if (!(entry.reopen && e instanceof CairnError && e.code === 'SOURCE_READ' && e.detail['domError'] === 'NotReadableError')) throw e;
+        return save(await entry.reopen());
+      });
       filesRead++;
       if (saved.changed) warn(entry.path, new CairnError('SOURCE_CHANGED', `${entry.path}: file changed while it was read (${entry.size} → ${saved.size} bytes); saved what was read`));
       if (old) s.filesChanged++;

@@ -17,6 +17,12 @@ export interface SourceEntry {
   size: number;
   /** Handed to a FileContentReader to read a file's bytes. */
   ref: FileRef;
+  /**
+   * A fresh ref, for a source whose refs can go stale: a browser File taken while listing
+   * refuses to be read once the file changed (SOURCE_READ with detail.domError
+   * NotReadableError). The archiver then reads the file once more, as it is now.
+   */
+  reopen?: () => Promise<FileRef>;
 }
 
 export interface SourceFS {

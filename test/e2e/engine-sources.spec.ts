@@ -140,3 +140,28 @@ test('a picked folder works as a repository in restic layout', async ({ page }) 
   expect(got.files).toEqual(Object.fromEntries(Object.entries(digests(tree.filter((f) => f.size))).filter(([p]) => p.startsWith('photos/')).map(([p, d]) => [p.slice('photos/'.length), d])));
   expect(got.layout).toEqual(['config', 'data/XX/ID', 'index/ID', 'keys/ID', 'snapshots/ID']);
 });
+
+// The folder-picker path hands the saver workers the File taken while listing (one round trip
+// to the browser process less per file) and relies on this: once the file changes, that File
+// refuses to be read (NotReadableError) rather than give old or mixed bytes, and the archiver
+// reads the file afresh through its handle (core/archiver/archiver.ts, SourceEntry.reopen).
+test('a File taken while listing refuses to be read once its file changed; a fresh one reads the new bytes', async ({ page }) => {
+  await openHarness(page);
+  const r = await page.evaluate(async () => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('stale-file-check', { create: true });
+    const h = await dir.getFileHandle('a.txt', { create: true });
+    const write = async (s: string) => {
+      const w = await h.createWritable();
+      await w.write(s);
+      await w.close();
+    };
+    await write('first version');
+    const listed = await h.getFile();
+    await new Promise((res) => setTimeout(res, 20));
+    await write('second, longer version');
+    const stale = await listed.arrayBuffer().then(() => 'read', (e: Error) => e.name);
+    const fresh = await (await h.getFile()).text();
+    return { stale, fresh };
+  });
+  expect(r).toEqual({ stale: 'NotReadableError', fresh: 'second, longer version' });
+});
