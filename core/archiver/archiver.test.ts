@@ -176,13 +176,13 @@ describe('archiver', () => {
             },
       );
     const reader = {
-      read: (ref: unknown, size: number, signal?: AbortSignal) => {
+      read: (ref: unknown, size: number) => {
         if (typeof ref === 'string' && ref.startsWith('stale:')) {
           return (async function* () {
             throw new CairnError('SOURCE_READ', `${ref}: cannot be read (changed or locked since it was picked)`, { detail: { domError: 'NotReadableError' } });
           })();
         }
-        return src.read(ref, size, signal);
+        return src.read(ref, size);
       },
     };
     const warnings: string[] = [];

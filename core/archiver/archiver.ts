@@ -1,8 +1,8 @@
 // The archiver: walks the sources, reuses unchanged files from the parent snapshot, hands
 // changed files to a FileSaverPool, builds tree blobs bottom-up, and finally writes packs →
 // index → snapshot in that order (restic internal/archiver). Memory stays bounded: at most
-// `pool.concurrency` files are in flight, the walk queues about depth × fan-out entries, and
-// packs are streamed out as they fill.
+// `pool.concurrency` files are in flight, the walk lists ahead only while few listed files
+// wait for a saver, and packs are streamed out as they fill.
 
 import { CairnError, serializeError, throwIfAborted, type ErrorCode } from '../errors';
 import { Semaphore } from '../backend/limit';

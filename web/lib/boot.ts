@@ -55,12 +55,10 @@ export function bootEngine(): void {
   // it; see workers/cache/last-view.ts). On two cores, the engine worker's much larger script
   // would compete with that worker's start, so the engine waits for its answer (150 ms at most).
   const route = parseHash(location.hash);
-  let first: Promise<unknown> = Promise.resolve();
   if (loc && route.name === 'snapshot') {
     lastView = recallLastView(loc, route.id, route.path);
     void lastView.then((v) => v && showEarlyListing(v));
-    first = Promise.race([lastView, new Promise((r) => setTimeout(r, 150))]);
-    firstPicture = first;
+    firstPicture = Promise.race([lastView, new Promise((r) => setTimeout(r, 150))]);
   }
   const start = () => {
     try {
@@ -74,7 +72,7 @@ export function bootEngine(): void {
     return;
   }
   performance.mark('cairn:unlock-start');
-  const info = first.then(() => {
+  const info = firstPicture.then(() => {
     const e = start() ?? engine(); // the second call rethrows the start failure
     return e.unlockRemembered(loc, { offline: loc.kind === 's3' && !navigator.onLine });
   });
