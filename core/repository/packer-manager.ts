@@ -143,7 +143,7 @@ export class PackerManager {
   /** A buffer came back (or will not): the longest waiter looks again. */
   #bufferReturned(buffer: Uint8Array): void {
     // Every pack started with a standard buffer; one that grew past it is not kept.
-    if (buffer?.length === this.#packSize + SLACK && this.#free.length < this.#maxBuffers && this.#free.length <= this.#maxUploads) this.#free.push(buffer);
+    if (buffer.length === this.#packSize + SLACK && this.#free.length < this.#maxBuffers && this.#free.length <= this.#maxUploads) this.#free.push(buffer);
     else this.#buffers--;
     this.#bufferWaiters.shift()?.();
   }
