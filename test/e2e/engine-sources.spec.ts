@@ -165,3 +165,42 @@ test('a File taken while listing refuses to be read once its file changed; a fre
   });
   expect(r).toEqual({ stale: 'NotReadableError', fresh: 'second, longer version' });
 });
+
+// The saver workers read small files opened together as one Blob of them all (one request to
+// the browser process instead of one per file) and large ones through a BYOB reader
+// (workers/source/file-reader.ts). If one of a batch changed since it was listed, the joint
+// read fails: each file is then read alone, so only that one reports NotReadableError (and
+// the archiver reads it afresh), while the others still get their own bytes.
+test('files read together: a changed one fails alone, the others and a large one read right', async ({ page }) => {
+  await openHarness(page);
+  const r = await page.evaluate(async () => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('batch-read-check', { create: true });
+    const hex = (b: ArrayBuffer) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+    const put = async (name: string, data: Uint8Array) => {
+      const h = await dir.getFileHandle(name, { create: true });
+      const w = await h.createWritable();
+      await w.write(data as Uint8Array<ArrayBuffer>);
+      await w.close();
+      return h;
+    };
+    const bytes = (n: number, seed: number) => {
+      const out = new Uint8Array(n);
+      let x = seed;
+      for (let i = 0; i < n; i++) out[i] = x = (x * 1103515245 + 12345) >>> 0 >>> 24;
+      return out;
+    };
+    const datas = Array.from({ length: 30 }, (_, i) => bytes(500 + 311 * i, i + 1));
+    datas.push(bytes((5 << 20) + 77, 99)); // a large file: streamed, not batched
+    const handles = await Promise.all(datas.map((d, i) => put(`f${i}`, d)));
+    const files = await Promise.all(handles.map((h) => h.getFile()));
+    const want = await Promise.all(datas.map(async (d) => hex(await crypto.subtle.digest('SHA-256', d as Uint8Array<ArrayBuffer>))));
+    const clean = await window.harness.readThroughSaverReader(files);
+    await new Promise((res) => setTimeout(res, 20));
+    await put('f7', new TextEncoder().encode('changed after listing'));
+    const dirty = await window.harness.readThroughSaverReader(files);
+    return { want, clean, dirty };
+  });
+  expect(r.clean).toEqual(r.want.map((sha) => ({ sha })));
+  expect(r.dirty[7]).toEqual({ code: 'SOURCE_READ', domError: 'NotReadableError' });
+  expect(r.dirty.filter((_, i) => i !== 7)).toEqual(r.want.filter((_, i) => i !== 7).map((sha) => ({ sha })));
+});

@@ -5,6 +5,7 @@
 import * as Comlink from 'comlink';
 import type { EngineApi } from '../../../workers/api';
 import { startDownload } from '../../../workers/client/download';
+import { browserFileReader } from '../../../workers/source/file-reader';
 
 type Engine = Comlink.Remote<EngineApi & { setSaverWorkers(n: number | undefined): Promise<void>; tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void> }>;
 
@@ -104,7 +105,31 @@ async function swReady(): Promise<boolean> {
   return true;
 }
 
-const harness = { engine, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
+/**
+ * Reads files through the saver workers' reader, all opened at once as a saver does (here on
+ * the page: this checks Chromium's Blob plumbing, which is the same in a worker). Per file:
+ * the SHA-256 hex of what was read, or the error's code and DOM error name.
+ */
+async function readThroughSaverReader(files: File[]): Promise<({ sha: string } | { code: string; domError?: string })[]> {
+  const hex = (b: ArrayBuffer) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+  return Promise.all(
+    files.map(async (f) => {
+      try {
+        const opened = await browserFileReader.open!(f, f.size);
+        const parts: Uint8Array<ArrayBuffer>[] = [];
+        const buf = new Uint8Array(1 << 20);
+        for (let n; (n = await opened.readInto(buf)) > 0; ) parts.push(buf.slice(0, n));
+        await opened.close();
+        return { sha: hex(await crypto.subtle.digest('SHA-256', await new Blob(parts).arrayBuffer())) };
+      } catch (e) {
+        const err = e as { code: string; detail?: { domError?: string } };
+        return { code: err.code, domError: err.detail?.domError };
+      }
+    }),
+  );
+}
+
+const harness = { engine, readThroughSaverReader, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
 declare global {
   interface Window {
     harness: typeof harness;
