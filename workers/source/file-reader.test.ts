@@ -7,16 +7,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { browserFileReader } from './file-reader';
 import type { OpenedFile } from '../../core/archiver/source';
 import { CairnError } from '../../core/errors';
+import { seededBytes } from '../../core/backend/fault';
 
-function seeded(n: number, seed: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
+const seeded = (n: number, seed: number) => seededBytes(seed, n);
 
 /** Reads an opened file to its end through `piece`-byte buffers, as the FileSaver does. */
 async function drain(f: OpenedFile, piece: number): Promise<Uint8Array> {
