@@ -35,7 +35,7 @@ async function open(ref: FileRef): Promise<Blob> {
   return handle.getFile();
 }
 
-/** Files up to this size are read with one arrayBuffer() call. */
+/** Files up to this size are read whole, together with the others opened in the same task. */
 const SMALL_FILE = 256 * 1024;
 
 /** Small files read together: at most this many, and about this many bytes, per request. */
