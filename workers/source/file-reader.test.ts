@@ -92,3 +92,21 @@ describe('browserFileReader', () => {
     expect((e as CairnError).message).toMatch(/gone\.txt: vanished/);
   });
 });
+
+describe('browserFileReader.read', () => {
+  it('streams the same bytes as open(), small and large, in pieces the caller may keep', async () => {
+    for (const n of [0, 700, 200_000, (2 << 20) + 5]) {
+      const d = seeded(n, n + 1);
+      const pieces: Uint8Array[] = [];
+      for await (const p of browserFileReader.read(new File([d], 'r'), n)) pieces.push(p);
+      const got = new Uint8Array(pieces.reduce((s, p) => s + p.length, 0));
+      let at = 0;
+      for (const p of pieces) {
+        got.set(p, at);
+        at += p.length;
+      }
+      same(got, d);
+      if (pieces.length > 1) expect(pieces[0]!.buffer).not.toBe(pieces[1]!.buffer);
+    }
+  });
+});

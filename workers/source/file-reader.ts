@@ -202,39 +202,19 @@ export const browserFileReader: FileContentReader = {
     };
   },
 
-  async *read(ref, _size, signal) {
-    let file: Blob;
-    try {
-      file = await open(ref);
-    } catch (e) {
-      throw readError(ref, e);
-    }
-    if (file.size === 0) return;
-    if (file.size <= SMALL_FILE) {
-      // One request, and no stream, reader or data pipe to set up and leave behind for the
-      // garbage collector: a folder of 50k small files made that per-file litter add up.
-      try {
-        yield new Uint8Array(await file.arrayBuffer());
-      } catch (e) {
-        throw readError(ref, e);
-      }
-      return;
-    }
-    const reader = file.stream().getReader();
+  /** The same reads as a stream of fresh pieces (the FileSaver itself uses `open`). */
+  async *read(ref, size, signal) {
+    const file = await browserFileReader.open!(ref, size, signal);
     try {
       for (;;) {
         if (signal?.aborted) throw new CairnError('ABORTED', 'operation cancelled');
-        let r: ReadableStreamReadResult<Uint8Array>;
-        try {
-          r = await reader.read();
-        } catch (e) {
-          throw readError(ref, e);
-        }
-        if (r.done) return;
-        yield r.value;
+        const piece = new Uint8Array(Math.min(PIECE, Math.max(size, 4096)));
+        const n = await file.readInto(piece);
+        if (n === 0) return;
+        yield piece.subarray(0, n);
       }
     } finally {
-      void reader.cancel().catch(() => {}); // a no-op at the end; frees the pipe if we stop early
+      await file.close();
     }
   },
 };
