@@ -158,7 +158,13 @@ export type BackupSource =
    * `<input webkitdirectory>` files. Structured cloning drops `webkitRelativePath`, so the page
    * passes each file's `webkitRelativePath` in `relativePaths` (same order), e.g. "Photos/a.jpg".
    */
-  | { kind: 'files'; files: File[]; relativePaths: string[] };
+  | { kind: 'files'; files: File[]; relativePaths: string[] }
+  /**
+   * The same list, its Files kept by the page and served to the file-saver workers as they
+   * read them (workers/source/file-server.ts): only paths, sizes and times travel here, and
+   * files a backup finds unchanged never leave the page. `server` must be transferred.
+   */
+  | { kind: 'served-files'; relativePaths: string[]; sizes: number[]; lastModified: number[]; server: MessagePort };
 
 export interface BackupRequest {
   source: BackupSource;

@@ -3,6 +3,8 @@
 // the result is a restic-like summary with the files that could not be read.
 
 import type { BackupResultView, BackupSource, ProgressSnapshot } from '../../workers/api';
+import * as Comlink from 'comlink';
+import { servedFileList } from '../../workers/source/file-server';
 import { engine, progressListener } from '../lib/engine';
 import { describeError, isCode, type Described } from '../lib/messages';
 
@@ -21,6 +23,8 @@ class BackupRun {
   #progress = $state.raw<ProgressSnapshot | undefined>();
   #result = $state.raw<BackupResultView | undefined>();
   #error = $state.raw<Described | undefined>();
+  /** Cancels the page's own part of a start (reading a picked list's sizes and times). */
+  #listing = new AbortController();
 
   get running(): boolean {
     return this.#running;
@@ -51,9 +55,15 @@ class BackupRun {
     this.#result = undefined;
     this.#error = undefined;
     performance.mark('cairn:backup-start');
+    let served: Awaited<ReturnType<typeof servedFileList>> | undefined;
+    this.#listing = new AbortController();
     try {
       const onProgress = progressListener((p) => (this.#progress = p));
-      const result = await engine().backup({ source, tags: settings.tags, excludes: settings.excludes, force: settings.force }, onProgress);
+      // A webkitdirectory list stays here: the engine gets its paths, sizes and times, and the
+      // workers that read the files ask this page for just those Files.
+      served = source.kind === 'files' ? await servedFileList(source.files, source.relativePaths, this.#listing.signal) : undefined;
+      const request = { source: served?.source ?? source, tags: settings.tags, excludes: settings.excludes, force: settings.force };
+      const result = await engine().backup(served ? Comlink.transfer(request, [served.source.server]) : request, onProgress);
       this.#result = result;
       return result;
     } catch (e) {
@@ -61,6 +71,7 @@ class BackupRun {
       if (isCode(e, 'ABORTED')) this.#progress = undefined;
       return undefined;
     } finally {
+      served?.close();
       performance.mark('cairn:backup-end');
       this.#running = false;
       this.#cancelling = false;
@@ -70,6 +81,7 @@ class BackupRun {
   async cancel(): Promise<void> {
     if (!this.#running) return;
     this.#cancelling = true;
+    this.#listing.abort();
     await engine().cancel();
   }
 

@@ -9,7 +9,8 @@ import { Lock } from '../../core/repository/lock';
 import { excludeMatcher } from './excludes';
 import type { BackupRequest, BackupResultView } from '../api';
 import { browserPool, type BrowserPoolOptions } from '../pool/browser-pool';
-import { fileListSource } from '../source/file-list-source';
+import { fileListSource, fileListSourceOf } from '../source/file-list-source';
+import type { ServedFileRef } from '../source/file-server';
 import { handleSource } from '../source/handle-source';
 import type { Owner } from './open';
 import type { Session } from './session';
@@ -18,6 +19,7 @@ import { summaryView } from './views';
 export function sourceFor(req: BackupRequest): SourceFS & { target: string } {
   const src = req.source;
   if (src.kind === 'handle') return handleSource(src.handle);
+  if (src.kind === 'served-files') return fileListSourceOf(src, (i) => ({ served: i }) satisfies ServedFileRef);
   return fileListSource(src.files, src.relativePaths);
 }
 
@@ -35,7 +37,7 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
   const started = performance.now();
   const lock = await Lock.acquire(s.repo, { hostname: run.owner.hostname, username: run.owner.username, pid: lockPid() }, false, run.signal);
   try {
-    const r = await runBackup(s.repo, source, browserPool({ ...run.pool, location: s.loc }), {
+    const r = await runBackup(s.repo, source, browserPool({ ...run.pool, location: s.loc, fileServer: req.source.kind === 'served-files' ? req.source.server : undefined }), {
       targets: [source.target],
       hostname: run.owner.hostname,
       username: run.owner.username,

@@ -9,6 +9,7 @@ import type { PoolFactory } from '../../core/archiver/pool';
 import { threadPool, type SaverThread } from '../../core/archiver/saver-protocol';
 import type { RepoLocation } from '../api';
 import type { FromWorker, SaverInit, ToWorker } from './messages';
+import { connectFileServer } from '../source/file-server';
 
 export interface BrowserPoolOptions {
   location: RepoLocation;
@@ -34,6 +35,8 @@ export interface BrowserPoolOptions {
   packBuffersPerWorker?: number;
   sha256?: 'auto' | 'webcrypto' | 'wasm';
   aes?: 'auto' | 'webcrypto' | 'wasm';
+  /** The page's server of a webkitdirectory list's Files (../source/file-server.ts), if the source is one. */
+  fileServer?: MessagePort;
 }
 
 export const DEFAULT_MAX_WORKERS = 6;
@@ -79,7 +82,9 @@ export function browserPool(opts: BrowserPoolOptions): PoolFactory {
               else reject(e);
             };
             w.onmessageerror = () => tp?.died(i, new Error('a message could not be cloned'));
-            w.postMessage({ type: 'init', init } satisfies ToWorker);
+            // Each saver asks the page for the listed Files it reads over a port of its own.
+            const files = opts.fileServer && connectFileServer(opts.fileServer);
+            w.postMessage({ type: 'init', init: { ...init, files } } satisfies ToWorker, files ? [files] : []);
           }),
       ),
     );

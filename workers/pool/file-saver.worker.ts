@@ -12,17 +12,24 @@ import { initWasm } from '../wasm';
 import { chooseSha256 } from '../sha256-choice';
 import { chooseAes } from '../aes-choice';
 import { openBackend } from '../location';
-import { browserFileReader } from '../source/file-reader';
+import { browserFileReader, useFileServer } from '../source/file-reader';
+import { fileClient, isServedRef, type FileClient } from '../source/file-server';
 import type { FromWorker, SaverInit, ToWorker } from './messages';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (m: FromWorker) => scope.postMessage(m);
 
 let handle: ((m: ToSaver) => void) | undefined;
+/** The page's webkitdirectory list, when that is what this backup reads. */
+let files: FileClient | undefined;
 
 async function start(init: SaverInit): Promise<void> {
   await Promise.all([initWasm(), chooseSha256(init.sha256)]);
   await chooseAes(init.aes);
+  if (init.files) {
+    files = fileClient(init.files);
+    useFileServer(files.get);
+  }
   const backend = await openBackend(init.location);
   const key = new Key(init.key.encrypt, init.key.macK, init.key.macR);
   const packs = new PackerManager({ key, saver: backend, packSize: init.packSize, uploads: init.uploads, buffers: init.packBuffers, onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }) });
@@ -41,5 +48,9 @@ scope.onmessage = (ev: MessageEvent<ToWorker>) => {
       () => post({ type: 'ready' }),
       (e) => post({ type: 'initError', error: serializeError(e) }),
     );
-  } else handle?.(m);
+  } else {
+    // Queued jobs' Files are asked for as the jobs arrive, not when each starts.
+    if (m.type === 'jobs' && files) files.fetchAhead(m.jobs.flatMap((j) => (isServedRef(j.job.ref) ? [j.job.ref.served] : [])));
+    handle?.(m);
+  }
 };

@@ -23,6 +23,8 @@ export interface SaverInit {
   sha256?: 'auto' | 'webcrypto' | 'wasm';
   /** Benchmarks only: force an AES implementation instead of timing both. */
   aes?: 'auto' | 'webcrypto' | 'wasm';
+  /** A port to the page's server of a webkitdirectory list's Files (../source/file-server.ts). */
+  files?: MessagePort;
 }
 
 export type ToWorker = ToSaver | { type: 'init'; init: SaverInit };

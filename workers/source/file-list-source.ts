@@ -5,7 +5,7 @@
 // File.lastModified. Such a list never shows empty directories, so they are not backed up.
 
 import { CairnError } from '../../core/errors';
-import type { SourceEntry, SourceFS } from '../../core/archiver/source';
+import type { FileRef, SourceEntry, SourceFS } from '../../core/archiver/source';
 import { dirEntry, fileEntry, pathOps } from './metadata';
 
 interface Dir {
@@ -27,9 +27,23 @@ export interface FileListSource extends SourceFS {
   readonly bytes: number;
 }
 
+/** What a list says of each file, in the same order: its path, size and mtime (ms). */
+export interface FileListMeta {
+  relativePaths: readonly string[];
+  sizes: readonly number[];
+  lastModified: readonly number[];
+}
+
 export function fileListSource(files: readonly File[], relativePaths: readonly string[]): FileListSource {
   if (files.length !== relativePaths.length) throw new CairnError('USAGE', `${files.length} files but ${relativePaths.length} relative paths`);
-  if (files.length === 0) throw new CairnError('USAGE', 'the picked folder has no files (empty folders cannot be read without File System Access)');
+  return fileListSourceOf({ relativePaths, sizes: files.map((f) => f.size), lastModified: files.map((f) => f.lastModified) }, (i) => files[i]);
+}
+
+/** The source over a list's metadata; `refOf(i)` is what a saver reads for the i-th file. */
+export function fileListSourceOf(meta: FileListMeta, refOf: (index: number) => FileRef): FileListSource {
+  const { relativePaths, sizes, lastModified } = meta;
+  if (sizes.length !== relativePaths.length || lastModified.length !== relativePaths.length) throw new CairnError('USAGE', `${relativePaths.length} paths but ${sizes.length} sizes and ${lastModified.length} times`);
+  if (relativePaths.length === 0) throw new CairnError('USAGE', 'the picked folder has no files (empty folders cannot be read without File System Access)');
   const dirs = new Map<string, Dir>();
   let rootName: string | undefined;
   let bytes = 0;
@@ -43,21 +57,22 @@ export function fileListSource(files: readonly File[], relativePaths: readonly s
     }
     return d;
   };
-  files.forEach((file, i) => {
-    const comps = relativeComponents(relativePaths[i]!);
+  relativePaths.forEach((rel, i) => {
+    const comps = relativeComponents(rel);
     rootName ??= comps[0];
     if (comps[0] !== rootName) throw new CairnError('USAGE', `files from more than one folder: ${JSON.stringify(rootName)} and ${JSON.stringify(comps[0])}`);
     const parent = dirAt(comps.slice(0, -1));
     const name = comps[comps.length - 1]!;
     if (parent.children.has(name)) return; // listed twice
-    parent.children.set(name, fileEntry(pathOps.join(comps), name, file.size, file.lastModified, file));
-    bytes += file.size;
+    const size = sizes[i]!;
+    parent.children.set(name, fileEntry(pathOps.join(comps), name, size, lastModified[i]!, refOf(i)));
+    bytes += size;
   });
 
   const target = pathOps.join([rootName!]);
   return {
     target,
-    files: files.length,
+    files: relativePaths.length,
     bytes,
     ...pathOps,
     async stat(path) {

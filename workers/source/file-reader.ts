@@ -1,5 +1,6 @@
-// Reads file contents in a file-saver worker: a File (webkitdirectory, or taken while listing
-// a picked folder) or a FileSystemFileHandle (a file read afresh after it changed).
+// Reads file contents in a file-saver worker: a File (taken while listing a picked folder), a
+// file of the page's webkitdirectory list (asked for by index, ./file-server.ts), or a
+// FileSystemFileHandle (a file read afresh after it changed).
 //
 // What a read costs in Chromium is mostly the browser's file plumbing, not the bytes: each
 // read is a request to the browser process and a data pipe set up for it. Measured on D1
@@ -16,6 +17,7 @@
 import { CairnError } from '../../core/errors';
 import type { FileContentReader, FileRef, OpenedFile } from '../../core/archiver/source';
 import { macrotask } from '../../core/util/concurrency';
+import { isServedRef } from './file-server';
 
 function readError(ref: FileRef, e: unknown): CairnError {
   const name = (e as Error)?.name;
@@ -28,8 +30,19 @@ function readError(ref: FileRef, e: unknown): CairnError {
   return new CairnError('SOURCE_READ', `${what}: ${why}`, { cause: e, detail: { domError: name } });
 }
 
+/** Where this worker gets the Files of a served list (see ./file-server.ts), if it has one. */
+let served: ((index: number) => Promise<File>) | undefined;
+
+export function useFileServer(get: ((index: number) => Promise<File>) | undefined): void {
+  served = get;
+}
+
 async function open(ref: FileRef): Promise<Blob> {
   if (ref instanceof Blob) return ref;
+  if (isServedRef(ref)) {
+    if (!served) throw new CairnError('INTERNAL', 'a file of the picked list, but no connection to the page that holds it');
+    return served(ref.served);
+  }
   const handle = ref as FileSystemFileHandle;
   if (typeof handle?.getFile !== 'function') throw new CairnError('INTERNAL', 'file reference is neither a File nor a FileSystemFileHandle');
   return handle.getFile();
@@ -175,8 +188,10 @@ export const browserFileReader: FileContentReader = {
     try {
       file = await open(ref);
     } catch (e) {
-      throw readError(ref, e);
+      throw e instanceof CairnError ? e : readError(ref, e);
     }
+    // Errors name the file: a served list's ref is only an index.
+    if (isServedRef(ref)) ref = file;
     if (file.size > SMALL_FILE) return openLarge(ref, file);
     let bytes: Promise<Uint8Array> | undefined = file.size === 0 ? undefined : readSmall(file);
     let at = 0;
