@@ -6,6 +6,7 @@
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { downloadId, downloadResponse, installDownloadRoute } from './download-route';
+import { installStaticRoutes } from './static-routes';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
 
@@ -16,7 +17,10 @@ self.addEventListener('fetch', (ev: FetchEvent) => {
   if (id) ev.respondWith(downloadResponse(id));
 });
 
-precacheAndRoute(self.__WB_MANIFEST);
+const manifest = self.__WB_MANIFEST; // the build's one injection point
+// Before workbox's: the app's start, answered by the browser without this worker.
+installStaticRoutes(self, manifest);
+precacheAndRoute(manifest);
 cleanupOutdatedCaches();
 registerRoute(new NavigationRoute(createHandlerBoundToURL('index.html'), { denylist: [/\/__cairn\//] }));
 

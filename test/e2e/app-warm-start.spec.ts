@@ -46,6 +46,15 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
     await expect(page.locator('main.early-listing')).toHaveCount(0);
     await expect(page.getByTestId('tree-list')).toHaveCount(1);
     await expect(page.getByRole('button', { name: 'Download readme.txt' })).toBeEnabled();
+    // The page and its scripts came from the service worker's static routes (sw/static-routes.ts):
+    // Cache Storage, without running the worker's fetch handler.
+    const sources = await page.evaluate(() =>
+      [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+        .filter((e) => e.entryType === 'navigation' || new URL(e.name).pathname.startsWith('/assets/'))
+        .map((e) => [new URL(e.name).pathname, (e as PerformanceResourceTiming & { workerFinalSourceType?: string }).workerFinalSourceType]),
+    );
+    expect(sources.length).toBeGreaterThan(3);
+    for (const [path, source] of sources) expect(source, path).toBe('cache');
     if (process.env['CAIRN_E2E_MARKS']) console.log(JSON.stringify(await page.evaluate(() => performance.getEntries().filter((e) => e.name.startsWith('cairn:') || e.entryType !== 'mark').map((e) => [e.name.replace(/^.*\//, '').slice(0, 24), Math.round(e.startTime), Math.round(e.duration)]))));
     samples.push({ shown: await mark('cairn:listing-shown'), fresh: await mark('cairn:snapshot-shown'), open: (await measures(page))['cairn:snapshot-open'] ?? NaN });
     await expect.poll(allKept).toBe(true); // kept again for the next start
