@@ -21,6 +21,9 @@ export interface FsaRestoreTarget extends RestoreTarget {
   readonly skippedSymlinks: string[];
 }
 
+/** Handles with a call pending, kept reachable (see createFile). */
+const pinned = new Set<FileSystemHandle>();
+
 export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTarget {
   const dirs = new Map<string, Promise<FileSystemDirectoryHandle>>([['', Promise.resolve(root)]]);
   const dirOf = (path: string[]): Promise<FileSystemDirectoryHandle> => {
@@ -36,6 +39,60 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
   const skippedSymlinks: string[] = [];
   /** Whether sync access handles work under this root (learned from the first file). */
   let syncHandles: boolean | undefined;
+  const openFile = async (handle: FileSystemFileHandle, size: number): Promise<FileWriter> => {
+    // In the browser's own storage (OPFS) a worker can write synchronously, without the
+    // swap file and its copy that createWritable() costs per file; elsewhere that throws.
+    if (syncHandles !== false && 'createSyncAccessHandle' in handle) {
+      let h: SyncHandle | undefined;
+      try {
+        h = await (handle as unknown as { createSyncAccessHandle(): Promise<SyncHandle> }).createSyncAccessHandle();
+        syncHandles = true;
+      } catch (e) {
+        if (syncHandles === true) throw e; // worked before: this is a real failure
+        syncHandles = false;
+      }
+      if (h) {
+        const sh = h;
+        // Not sized up front, and not flushed at the end: in Chromium each truncate() that
+        // grows a file and each flush() (an fsync) cost milliseconds of IPC and disk, which
+        // for thousands of files outweighed writing their bytes (restic does not fsync
+        // restored files either). Positional writes grow the file; old content goes first.
+        try {
+          if (sh.getSize() !== 0) sh.truncate(0);
+        } catch (e) {
+          sh.close();
+          throw e;
+        }
+        let open = true;
+        return {
+          async write(offset, data) {
+            let done = 0;
+            while (done < data.length) done += sh.write(data.subarray(done), { at: offset + done });
+          },
+          async close() {
+            if (!open) return;
+            open = false;
+            sh.close();
+          },
+        };
+      }
+    }
+    const w: Writable = await handle.createWritable({ keepExistingData: false });
+    if (size > 0) await w.truncate(size);
+    // One write at a time per stream: FileSystemWritableFileStream locks itself per call.
+    let chain: Promise<void> = Promise.resolve();
+    return {
+      write(offset, data) {
+        const run = chain.then(() => w.write({ type: 'write', position: offset, data: data as Uint8Array<ArrayBuffer> }));
+        chain = run.catch(() => {});
+        return run;
+      },
+      async close() {
+        await chain;
+        await w.close();
+      },
+    };
+  };
   return {
     skippedSymlinks,
     async mkdir(path) {
@@ -44,58 +101,15 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     async createFile(path, size): Promise<FileWriter> {
       const dir = await dirOf(path.slice(0, -1));
       const handle = await dir.getFileHandle(path[path.length - 1]!, { create: true });
-      // In the browser's own storage (OPFS) a worker can write synchronously, without the
-      // swap file and its copy that createWritable() costs per file; elsewhere that throws.
-      if (syncHandles !== false && 'createSyncAccessHandle' in handle) {
-        let h: SyncHandle | undefined;
-        try {
-          h = await (handle as unknown as { createSyncAccessHandle(): Promise<SyncHandle> }).createSyncAccessHandle();
-          syncHandles = true;
-        } catch (e) {
-          if (syncHandles === true) throw e; // worked before: this is a real failure
-          syncHandles = false;
-        }
-        if (h) {
-          const sh = h;
-          // Not sized up front, and not flushed at the end: in Chromium each truncate() that
-          // grows a file and each flush() (an fsync) cost milliseconds of IPC and disk, which
-          // for thousands of files outweighed writing their bytes (restic does not fsync
-          // restored files either). Positional writes grow the file; old content goes first.
-          try {
-            if (sh.getSize() !== 0) sh.truncate(0);
-          } catch (e) {
-            sh.close();
-            throw e;
-          }
-          let open = true;
-          return {
-            async write(offset, data) {
-              let done = 0;
-              while (done < data.length) done += sh.write(data.subarray(done), { at: offset + done });
-            },
-            async close() {
-              if (!open) return;
-              open = false;
-              sh.close();
-            },
-          };
-        }
+      // Reachable until it is open: Chromium 156 let the garbage collector take a file handle
+      // whose only reference was its own pending createSyncAccessHandle(), and that call then
+      // never settled (seen in restore workers: 4 of D1's 5200 files hung a restore).
+      pinned.add(handle);
+      try {
+        return await openFile(handle, size);
+      } finally {
+        pinned.delete(handle);
       }
-      const w: Writable = await handle.createWritable({ keepExistingData: false });
-      if (size > 0) await w.truncate(size);
-      // One write at a time per stream: FileSystemWritableFileStream locks itself per call.
-      let chain: Promise<void> = Promise.resolve();
-      return {
-        write(offset, data) {
-          const run = chain.then(() => w.write({ type: 'write', position: offset, data: data as Uint8Array<ArrayBuffer> }));
-          chain = run.catch(() => {});
-          return run;
-        },
-        async close() {
-          await chain;
-          await w.close();
-        },
-      };
     },
     async symlink(path, target) {
       skippedSymlinks.push('/' + path.join('/'));
