@@ -1,6 +1,8 @@
 // The service worker: precaches the app shell, the worker chunks and the WASM (so the app opens
 // and unlocks offline), serves index.html for navigations while offline, and streams downloads
-// from the engine worker (download-route.ts). No app logic lives here.
+// from the engine worker (download-route.ts). In Chromium the app's address and its hashed
+// assets are answered by static routes without starting this worker (static-routes.ts).
+// No app logic lives here.
 
 /// <reference lib="webworker" />
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
