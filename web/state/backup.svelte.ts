@@ -23,8 +23,10 @@ class BackupRun {
   #progress = $state.raw<ProgressSnapshot | undefined>();
   #result = $state.raw<BackupResultView | undefined>();
   #error = $state.raw<Described | undefined>();
+  /** How far the page is in reading a picked list's sizes and times, while it does. */
+  #listing = $state.raw<{ done: number; total: number } | undefined>();
   /** Cancels the page's own part of a start (reading a picked list's sizes and times). */
-  #listing = new AbortController();
+  #listingAbort = new AbortController();
 
   get running(): boolean {
     return this.#running;
@@ -44,6 +46,10 @@ class BackupRun {
   get error(): Described | undefined {
     return this.#error;
   }
+  /** Set while the page reads a picked list's sizes and times (Chromium asks for each file). */
+  get listing(): { done: number; total: number } | undefined {
+    return this.#listing;
+  }
 
   /** Resolves with the result, or undefined when it failed or was cancelled (see `error`). */
   async start(source: BackupSource, settings: BackupSettings): Promise<BackupResultView | undefined> {
@@ -56,12 +62,13 @@ class BackupRun {
     this.#error = undefined;
     performance.mark('cairn:backup-start');
     let served: Awaited<ReturnType<typeof servedFileList>> | undefined;
-    this.#listing = new AbortController();
+    this.#listingAbort = new AbortController();
     try {
       const onProgress = progressListener((p) => (this.#progress = p));
       // A webkitdirectory list stays here: the engine gets its paths, sizes and times, and the
       // workers that read the files ask this page for just those Files.
-      served = source.kind === 'files' ? await servedFileList(source.files, source.relativePaths, this.#listing.signal) : undefined;
+      served = source.kind === 'files' ? await servedFileList(source.files, source.relativePaths, this.#listingAbort.signal, (done, total) => (this.#listing = { done, total })) : undefined;
+      this.#listing = undefined;
       const request = { source: served?.source ?? source, tags: settings.tags, excludes: settings.excludes, force: settings.force };
       const result = await engine().backup(served ? Comlink.transfer(request, [served.source.server]) : request, onProgress);
       this.#result = result;
@@ -72,6 +79,7 @@ class BackupRun {
       return undefined;
     } finally {
       served?.close();
+      this.#listing = undefined;
       performance.mark('cairn:backup-end');
       this.#running = false;
       this.#cancelling = false;
@@ -81,7 +89,7 @@ class BackupRun {
   async cancel(): Promise<void> {
     if (!this.#running) return;
     this.#cancelling = true;
-    this.#listing.abort();
+    this.#listingAbort.abort();
     await engine().cancel();
   }
 

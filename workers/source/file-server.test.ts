@@ -87,6 +87,27 @@ describe('served webkitdirectory lists', () => {
     await expect(browserFileReader.open!({ served: 0 }, 1)).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 
+  it('reports how far it is in reading the sizes and times, a slice at a time', async () => {
+    const files = Array.from({ length: 4 }, (_, i) => file(`f${i}`, 'xy'));
+    for (const f of files) {
+      Object.defineProperty(f, 'size', {
+        get() {
+          busy(25);
+          return 2;
+        },
+      });
+    }
+    const seen: [number, number][] = [];
+    const served = await servedFileList(files, ['T/a', 'T/b', 'T/c', 'T/d'], undefined, (done, total) => seen.push([done, total]));
+    closers.push(served.close, () => served.source.server.close());
+    expect(served.source.sizes).toEqual([2, 2, 2, 2]);
+    // A report after each slice of ~40 ms (25 ms a file here), and one at the end.
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.at(-1)).toEqual([4, 4]);
+    expect(seen.every(([done, total], i) => total === 4 && done >= 1 && (i === 0 || done >= seen[i - 1]![0]))).toBe(true);
+    expect(seen[0]![0]).toBeLessThan(4);
+  });
+
   it('reading the sizes and times can be cancelled', async () => {
     const files = Array.from({ length: 3 }, (_, i) => file(`f${i}`, 'x'));
     const ac = new AbortController();

@@ -129,7 +129,12 @@ export function fileClient(port: MessagePort): FileClient {
  * (posting the Files to a worker costs the same: it asks too). They are read here a slice at
  * a time, letting the page draw and answer between slices, instead of in one 10 s freeze.
  */
-export async function servedFileList(files: readonly File[], relativePaths: readonly string[], signal?: AbortSignal): Promise<{ source: BackupSource & { kind: 'served-files' }; close(): void }> {
+export async function servedFileList(
+  files: readonly File[],
+  relativePaths: readonly string[],
+  signal?: AbortSignal,
+  onProgress?: (done: number, total: number) => void,
+): Promise<{ source: BackupSource & { kind: 'served-files' }; close(): void }> {
   const sizes = new Array<number>(files.length);
   const lastModified = new Array<number>(files.length);
   let slice = performance.now();
@@ -137,11 +142,13 @@ export async function servedFileList(files: readonly File[], relativePaths: read
     sizes[i] = files[i]!.size;
     lastModified[i] = files[i]!.lastModified;
     if (performance.now() - slice > 40) {
+      onProgress?.(i + 1, files.length);
       await new Promise((r) => setTimeout(r, 0));
       if (signal?.aborted) throw new CairnError('ABORTED', 'operation cancelled');
       slice = performance.now();
     }
   }
+  onProgress?.(files.length, files.length);
   const { port, close } = serveFiles(files);
   return { source: { kind: 'served-files', relativePaths: [...relativePaths], sizes, lastModified, server: port }, close };
 }
