@@ -43,14 +43,21 @@ export function installStaticRoutes(self: ServiceWorkerGlobalScope, manifest: re
   self.addEventListener('install', (ev) => {
     const install = ev as RoutableInstall;
     if (typeof install.addRoutes !== 'function') return;
-    // Routes take effect when this version activates, after the copies below are in place.
-    const routes = install.addRoutes([
-      { condition: { urlPattern: new URLPatternCtor({ pathname: base, search: '' }), requestMethod: 'GET', requestMode: 'navigate' }, source: { cacheName: shellCache } },
-      { condition: { urlPattern: new URLPatternCtor({ pathname: `${base}assets/*`, search: '' }), requestMethod: 'GET' }, source: { cacheName: shellCache } },
-    ]);
+    // Routes take effect when this version activates, after the copies below are in place. A
+    // browser that refuses these rules (an older router without named caches) installs
+    // without them: workbox's routes serve as everywhere else.
+    let routes: Promise<void>;
+    try {
+      routes = install.addRoutes([
+        { condition: { urlPattern: new URLPatternCtor({ pathname: base, search: '' }), requestMethod: 'GET', requestMode: 'navigate' }, source: { cacheName: shellCache } },
+        { condition: { urlPattern: new URLPatternCtor({ pathname: `${base}assets/*`, search: '' }), requestMethod: 'GET' }, source: { cacheName: shellCache } },
+      ]);
+    } catch (e) {
+      routes = Promise.reject(e);
+    }
     install.waitUntil(
       (async () => {
-        await routes;
+        if (!(await routes.then(() => true, () => false))) return;
         const cache = await caches.open(shellCache);
         // The files of the version being installed, as the server has them now.
         const copy = async (path: string, key: string) => {

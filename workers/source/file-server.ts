@@ -1,12 +1,12 @@
 // The Files of an `<input webkitdirectory>`, handed straight from the page to the file-saver
 // workers that read them, and only those a backup reads.
 //
-// Posting a File to a worker is a request to the browser process for each one. In Chromium,
-// posting D2's 50 000 Files to a worker took 10.3 s (7 CPU-s in the browser, 6 in the
-// renderer), and the engine then posted each again to a saver. Now the engine gets only the
-// paths, sizes and times (plain arrays, cheap to clone), so a backup that finds every file
-// unchanged posts no File at all; a saver asks the page for the Files of the jobs it starts,
-// many per message, over a MessagePort of its own.
+// The page used to post every File to the engine, which held them all and posted each again
+// to a saver. Now the engine gets only the paths, sizes and times (plain arrays, cheap to
+// clone): a backup that finds every file unchanged posts no File at all, and each saver asks
+// the page for the Files of the jobs queued to it, many per message, over a MessagePort of
+// its own. (In Chromium, what made posting 50 000 Files cost 10.3 s was reading each one's
+// size and date, which serialising a File does too; see servedFileList.)
 //
 // The wiring: the page serves the Files on a port (serveFiles) and hands that port to the
 // engine with the backup request. The engine, for each saver it starts, opens a channel and
