@@ -49,6 +49,47 @@ test('backs up the files of an <input webkitdirectory> and skips unchanged ones 
   }
 });
 
+test('a picked folder is listed with getFile() once per file: the progress scan and the walk share it', async ({ page }) => {
+  // The scan (totals for the ETA) and the walk both list every directory; getFile() is a
+  // request to the browser process, so the second listing takes the first one's sizes and
+  // times and hands the savers the file's handle.
+  const files = [...Array.from({ length: 23 }, (_, i) => ({ path: `f${String(i).padStart(2, '0')}.bin`, size: 1000 + 37 * i, seed: 50 + i })), { path: 'sub/inner.txt', size: 300_000, seed: 99 }];
+  await openHarness(page);
+  await page.evaluate((f) => window.harness.writeSeeded(['src', 'Shared'], f), files);
+  const seq = await page.evaluate(() => window.harness.listTwice(['src', 'Shared'], false));
+  expect(seq.calls).toBe(23);
+  expect(seq.errors).toEqual([]);
+  const [a, b] = seq.lists as [Array<{ name: string; type: string; size: number; mtime?: string; ref: string }>, Array<{ name: string; type: string; size: number; mtime?: string; ref: string }>];
+  expect(a).toHaveLength(24);
+  expect(a.filter((e) => e.type === 'file').map((e) => e.ref)).toEqual(Array(23).fill('file'));
+  expect(b.filter((e) => e.type === 'file').map((e) => e.ref)).toEqual(Array(23).fill('handle'));
+  expect(b.map(({ ref: _, ...e }) => e)).toEqual(a.map(({ ref: _, ...e }) => e));
+  expect(a.find((e) => e.name === 'f05.bin')?.size).toBe(1000 + 37 * 5);
+  // Listed at the same moment: still once per file.
+  const together = await page.evaluate(() => window.harness.listTwice(['src', 'Shared'], true));
+  expect(together.calls).toBe(23);
+  expect(together.lists[1]).toEqual(together.lists[0].map((e) => (e.type === 'file' ? { ...e, ref: 'handle' } : e)));
+  // Nothing shared past the limit: each listing asks for itself.
+  const unshared = await page.evaluate(() => window.harness.listTwice(['src', 'Shared'], false, 0));
+  expect(unshared.calls).toBe(46);
+  expect(unshared.lists[1]).toEqual(unshared.lists[0]);
+  // A backup reads the files through whichever ref it got, and restores them byte for byte.
+  const got = await page.evaluate(async (pw) => {
+    const h = window.harness;
+    await h.engine.createRepository({ kind: 'opfs', name: 'shared-listing' }, pw);
+    const src = async () => ({ source: { kind: 'handle' as const, handle: await h.opfsDir(['src', 'Shared']) } });
+    const first = await h.engine.backup(await src(), h.proxy(() => {}));
+    const again = await h.engine.backup(await src(), h.proxy(() => {}));
+    await h.engine.restoreToFolder(first.snapshotId, [], await h.opfsDir(['out-shared']));
+    return { read: first.filesRead, again: again.filesRead, unmodified: again.summary.filesUnmodified, src: await h.digestOpfs(['src', 'Shared']), out: await h.digestOpfs(['out-shared', 'Shared']) };
+  }, PASSWORD);
+  expect(got.read).toBe(24);
+  expect(got.again).toBe(0);
+  expect(got.unmodified).toBe(24);
+  expect(Object.keys(got.out)).toHaveLength(24);
+  expect(got.out).toEqual(got.src);
+});
+
 test('a wrong password and a missing repository have their own codes', async ({ page }) => {
   await openHarness(page);
   const codes = await page.evaluate(async (pw) => {

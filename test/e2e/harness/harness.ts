@@ -6,6 +6,7 @@ import * as Comlink from 'comlink';
 import type { EngineApi } from '../../../workers/api';
 import { startDownload } from '../../../workers/client/download';
 import { browserFileReader } from '../../../workers/source/file-reader';
+import { handleSource } from '../../../workers/source/handle-source';
 
 type Engine = Comlink.Remote<EngineApi & { setSaverWorkers(n: number | undefined): Promise<void>; tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void> }>;
 
@@ -129,7 +130,38 @@ async function readThroughSaverReader(files: File[]): Promise<({ sha: string } |
   );
 }
 
-const harness = { engine, readThroughSaverReader, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
+/**
+ * Lists an OPFS folder's directory through the engine's handle source as a backup does (the
+ * progress scan and the walk), `together` at once or one after the other, counting the real
+ * getFile() calls made (here on the page: the same code runs in the engine worker). Per
+ * listing: name, size, lastModified, and whether its ref is a File or a handle.
+ */
+async function listTwice(path: string[], together: boolean, sharedLimit?: number) {
+  const root = await opfsDir(path, false);
+  const proto = FileSystemFileHandle.prototype;
+  const getFile = proto.getFile;
+  let calls = 0;
+  proto.getFile = function (this: FileSystemFileHandle) {
+    calls++;
+    return getFile.call(this);
+  };
+  try {
+    const src = handleSource(root, { sharedLimit });
+    const dir = await src.stat(src.target);
+    const errors: string[] = [];
+    const list = () => src.readDir(dir, (p) => errors.push(p));
+    const lists = together ? await Promise.all([list(), list()]) : [await list(), await list()];
+    const view = (entries: Awaited<ReturnType<typeof list>>) =>
+      entries
+        .map((e) => ({ name: e.node.name, type: e.node.type, size: e.size, mtime: e.node.mtime?.toString(), ref: e.ref instanceof File ? 'file' : e.ref instanceof FileSystemFileHandle ? 'handle' : 'dir' }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1));
+    return { calls, errors, lists: lists.map(view) };
+  } finally {
+    proto.getFile = getFile;
+  }
+}
+
+const harness = { engine, readThroughSaverReader, listTwice, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
 declare global {
   interface Window {
     harness: typeof harness;
