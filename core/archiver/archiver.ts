@@ -123,7 +123,9 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     }
   };
 
-  const treePacks = new PackerManager({ key: repo.key, saver: repo.backend, packSize: repo.packSize, onPackSaved: packSaved, signal });
+  // A backup's tree pack mostly stays far below the 16 MiB target (a tree is one directory's
+  // listing, compressed), so its buffer grows as trees come instead of taking 16 MiB up front.
+  const treePacks = new PackerManager({ key: repo.key, saver: repo.backend, packSize: repo.packSize, growFrom: 64 * 1024, onPackSaved: packSaved, signal });
   // Saver threads start with the first file that must be read: an unchanged re-backup needs none.
   let saving: Promise<{ pool: FileSaverPool; files: Semaphore }> | undefined;
   const savers = () =>

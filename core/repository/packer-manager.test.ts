@@ -123,6 +123,43 @@ describe('PackerManager', () => {
     expect(sent[2]!.buffer.byteLength).toBeGreaterThan(1000 + 256 * 1024);
   });
 
+  it('with growFrom, a pack starts small and grows as blobs come, never while a blob is being sealed into it', async () => {
+    const be = new MemoryBackend();
+    const sent: Uint8Array[] = [];
+    const saved: { pack: IndexPack; size: number }[] = [];
+    const pm = new PackerManager({ key, saver: { save: async (h, d, o) => void (sent.push(d), await be.save(h, d, o)) }, packSize: 4096, growFrom: 256, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    const [a, b, c, d] = [await blob(11, 200), await blob(12, 300), await blob(13, 700), await blob(14, 2000)];
+    await pm.add('tree', a.id, a.sealed, 0);
+    // b is sealed slowly, into a region of the current buffer; c needs a bigger one.
+    const sealing = deferred();
+    let bWritten = false;
+    const addB = pm.addWith('tree', b.id, b.sealed.length, 0, async (dst) => {
+      await sealing.promise;
+      dst.set(b.sealed);
+      bWritten = true;
+    });
+    let cAdded = false;
+    const addC = pm.add('tree', c.id, c.sealed, 0).then(() => (cAdded = true));
+    await tick();
+    await tick();
+    expect(cAdded).toBe(false); // waits for b's region to be written before moving the buffer
+    sealing.resolve();
+    await addB;
+    await addC;
+    expect(bWritten).toBe(true);
+    await pm.add('tree', d.id, d.sealed, 0);
+    await pm.flush();
+    expect(saved.map((s) => s.pack.blobs.map((x) => x.id))).toEqual([[a.id, b.id, c.id, d.id]]);
+    const { pack, size } = saved[0]!;
+    const stored = await be.load({ type: 'data', name: pack.id });
+    expect(await hashID(stored)).toBe(pack.id);
+    const header = await readPackHeader(be, key, pack.id, size);
+    expect(header).toEqual(pack.blobs);
+    for (const [x, entry] of [a, b, c, d].map((x, i) => [x, header[i]!] as const)) expect(stored.subarray(entry.offset, entry.offset + entry.length)).toEqual(x.sealed);
+    // Grown from 256 bytes to what 3.2 KB of blobs need, not the 4096 + 256 KiB a standard buffer takes.
+    expect(sent[0]!.buffer.byteLength).toBeLessThan(8192);
+  });
+
   it('records compressed lengths in the header and the index entry', async () => {
     const saved: IndexPack[] = [];
     const be = new MemoryBackend();

@@ -27,6 +27,13 @@ export interface PackerManagerOptions {
    * buffer is still added when no upload is under way to free one (a pack per blob type).
    */
   buffers?: number;
+  /**
+   * Start each pack's buffer at this many bytes and let it grow (doubling) as blobs come,
+   * instead of taking the whole target size up front: for packs that mostly stay small, as a
+   * backup's tree pack (a few KiB to a few MiB, next to a 16 MiB target). The buffer only moves
+   * when no blob is being sealed into it.
+   */
+  growFrom?: number;
   onPackSaved: (pack: IndexPack, size: number) => void | Promise<void>;
   signal?: AbortSignal;
 }
@@ -84,6 +91,12 @@ export class PackerManager {
     for (;;) {
       this.#check();
       open = this.#open.get(type);
+      if (open && open.packer.count > 0 && !open.packer.fits(length) && this.#opts.growFrom && open.packer.size + length <= this.#packSize) {
+        // Room to grow: once nothing is sealed into the buffer, reserve() moves it.
+        if (open.fills.size === 0) break;
+        await Promise.allSettled([...open.fills]);
+        continue;
+      }
       if (open && open.packer.count > 0 && !open.packer.fits(length)) {
         this.#open.delete(type);
         await this.#startUpload(open);
@@ -134,7 +147,7 @@ export class PackerManager {
       // Over the limit only when no upload is under way that could hand one back.
       if (this.#buffers < this.#maxBuffers || this.#uploads.size === 0) {
         this.#buffers++;
-        return new Uint8Array(this.#packSize + SLACK);
+        return new Uint8Array(Math.min(this.#opts.growFrom ?? Infinity, this.#packSize + SLACK));
       }
       await new Promise<void>((resolve) => this.#bufferWaiters.push(resolve));
     }
@@ -142,7 +155,8 @@ export class PackerManager {
 
   /** A buffer came back (or will not): the longest waiter looks again. */
   #bufferReturned(buffer: Uint8Array): void {
-    // Every pack started with a standard buffer; one that grew past it is not kept.
+    // Only standard buffers are kept: one that grew past it (or, with `growFrom`, from a
+    // smaller start) goes.
     if (buffer.length === this.#packSize + SLACK && this.#free.length < this.#maxBuffers && this.#free.length <= this.#maxUploads) this.#free.push(buffer);
     else this.#buffers--;
     this.#bufferWaiters.shift()?.();
