@@ -194,6 +194,50 @@ describe('archiver', () => {
     expect(r.summary.filesNew).toBe(5);
   });
 
+  it('an entry with open() is opened only when it is read: not when unchanged; one that fails to open is left out', async () => {
+    const { repo } = await memRepo();
+    const src = new MemSource(home());
+    const opened: string[] = [];
+    // Listed refs are pointers nothing can read; open() resolves them (as a browser file
+    // handle listed with sizes from elsewhere), except for c.txt, gone by then.
+    const readDir = src.readDir.bind(src);
+    src.readDir = async (dir, onError) =>
+      (await readDir(dir, onError)).map((e) =>
+        e.node.type !== 'file'
+          ? e
+          : {
+              ...e,
+              ref: `pointer:${e.path}`,
+              open: async () => {
+                opened.push(e.path);
+                if (e.path.endsWith('/c.txt') && gone) throw new CairnError('SOURCE_READ', `${e.path}: vanished before it could be read`);
+                return e.ref;
+              },
+            },
+      );
+    let gone = false;
+    const reader = {
+      read: (ref: unknown, size: number) => {
+        if (typeof ref === 'string' && ref.startsWith('pointer:')) throw new Error(`a saver was handed the unopened ${ref}`);
+        return src.read(ref, size);
+      },
+    };
+    const pool = () => inProcessPool({ saver: repo.backend, reader });
+    const first = await backup(repo, src, pool(), { hostname: 'host', targets: ['/a'] });
+    expect(first.summary.filesNew).toBe(6);
+    expect(opened.sort()).toEqual(['/a/b/big.bin', '/a/b/empty.txt', '/a/b/notes.txt', '/a/b/sub/deep.txt', '/a/c/c.txt', '/a/other/x.txt']);
+    opened.length = 0;
+    const again = await backup(repo, src, pool(), { hostname: 'host', targets: ['/a'], parent: first.snapshotId });
+    expect(again.summary.filesUnmodified).toBe(6);
+    expect(opened).toEqual([]); // unchanged: never opened
+    gone = true;
+    const warnings: string[] = [];
+    const forced = await backup(repo, src, pool(), { hostname: 'host', targets: ['/a'], force: true, onWarning: (w) => warnings.push(`${w.code} ${w.path}`) });
+    expect(opened).toHaveLength(6);
+    expect(warnings).toEqual(['SOURCE_READ /a/c/c.txt']);
+    expect((await listing(repo, forced.snapshot.tree)).has('/a/c/c.txt')).toBe(false);
+  });
+
   it('shares common path components between targets: /a/b and /a/c both live under one "a"', async () => {
     const { repo } = await memRepo();
     const src = new MemSource(home());

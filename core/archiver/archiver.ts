@@ -167,6 +167,16 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
       progress.tick();
       return { ...node, size: entry.size, content: old.content };
     }
+    let ref = entry.ref;
+    if (entry.open) {
+      try {
+        ref = await entry.open();
+      } catch (e) {
+        if (!(e instanceof CairnError && (e.code === 'SOURCE_READ' || e.code === 'NOT_FOUND'))) throw e;
+        warn(entry.path, e);
+        return undefined; // left out of the snapshot, as restic does
+      }
+    }
     const { pool, files } = await savers();
     await files.acquire(signal);
     started();
@@ -177,7 +187,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
           progress.done.bytes += n;
           progress.tick();
         }, signal);
-      const saved = await save(entry.ref).catch(async (e) => {
+      const saved = await save(ref).catch(async (e) => {
         // The ref went stale (the file changed after it was listed): read it as it is now.
         if (!(entry.reopen && e instanceof CairnError && e.code === 'SOURCE_READ' && e.detail['domError'] === 'NotReadableError')) throw e;
         return save(await entry.reopen());

@@ -23,6 +23,13 @@ export interface SourceEntry {
    * NotReadableError). The archiver then reads the file once more, as it is now.
    */
   reopen?: () => Promise<FileRef>;
+  /**
+   * The ref to read, for an entry whose `ref` is only a pointer that the coordinator resolves
+   * more cheaply than a saver would: a browser file handle listed with sizes taken from
+   * elsewhere (getFile() here, then the File is cloned to the saver within the process). Called
+   * only for a file that is read; an unchanged file never is.
+   */
+  open?: () => Promise<FileRef>;
 }
 
 export interface SourceFS {

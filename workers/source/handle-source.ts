@@ -7,9 +7,9 @@
 // Every directory is listed twice: by the progress scan (totals for the ETA) and by the
 // backup's walk. getFile() is what costs (a request to the browser process: 50 000 took
 // 19–24 s here), so whichever listing comes second takes the sizes and times the first one
-// learnt, and its entries carry the file's handle instead (a saver opens it with one
-// getFile() when it reads the file; an unchanged file is never opened). An unchanged
-// re-backup then pays getFile() once per file instead of twice.
+// learnt. Its entries carry the file's handle, opened (getFile() in this worker, the File then
+// cloned to the saver: cheaper than a getFile() in the saver) only for a file that is read:
+// an unchanged re-backup pays getFile() once per file instead of twice.
 
 import { CairnError } from '../../core/errors';
 import type { SourceEntry, SourceFS } from '../../core/archiver/source';
@@ -83,7 +83,7 @@ export function handleSource(root: FileSystemDirectoryHandle, opts: { sharedLimi
           const reopen = () => file.getFile().catch((e: unknown) => Promise.reject(sourceError(path, e)));
           const k = known?.get(h.name);
           if (k) {
-            out.push({ ...fileEntry(path, h.name, k[0], k[1], file), reopen });
+            out.push({ ...fileEntry(path, h.name, k[0], k[1], file), reopen, open: reopen });
             return;
           }
           try {
