@@ -44,4 +44,33 @@ describe('scanTotals', () => {
     await scanTotals(tree(), ['/a/f1'], undefined, q);
     expect(q.total).toEqual({ files: 1, bytes: 100 });
   });
+  it('lists several directories at once, up to its limit, and still counts every file once', async () => {
+    // top, 4 and 16 directories below it with 2 files each, and 64 empty ones under those.
+    const level = (depth: number): Record<string, unknown> =>
+      Object.fromEntries([...Array.from({ length: 4 }, (_, i) => [`d${i}`, depth < 3 ? level(depth + 1) : {}]), ['x', { data: bytes(3) }], ['y', { data: bytes(4) }]]);
+    const src = new MemSource({ top: level(1) } as never);
+    let open = 0;
+    let most = 0;
+    const readDir = src.readDir.bind(src);
+    src.readDir = async (dir, onError, signal) => {
+      open++;
+      most = Math.max(most, open);
+      await new Promise((r) => setTimeout(r, 2));
+      try {
+        return await readDir(dir, onError, signal);
+      } finally {
+        open--;
+      }
+    };
+    const p = new ProgressTracker('scanning');
+    await scanTotals(src, ['/top'], undefined, p, undefined, 5);
+    expect(p.total).toEqual({ files: 21 * 2, bytes: 21 * 7 });
+    expect(p.totalsFinal).toBe(true);
+    expect(most).toBe(5);
+    const one = new ProgressTracker('scanning');
+    most = 0;
+    await scanTotals(src, ['/top'], undefined, one, undefined, 1);
+    expect(one.total).toEqual(p.total);
+    expect(most).toBe(1);
+  });
 });
