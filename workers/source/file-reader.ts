@@ -18,6 +18,7 @@ import { CairnError } from '../../core/errors';
 import type { FileContentReader, FileRef, OpenedFile } from '../../core/archiver/source';
 import { macrotask } from '../../core/util/concurrency';
 import { isServedRef } from './file-server';
+import { filesMade } from './file-garbage';
 
 function readError(ref: FileRef, e: unknown): CairnError {
   const name = (e as Error)?.name;
@@ -192,6 +193,7 @@ export const browserFileReader: FileContentReader = {
     }
     // Errors name the file: a served list's ref is only an index.
     if (isServedRef(ref)) ref = file;
+    filesMade(); // a File made here (a clone, or getFile()), dropped once read
     if (file.size > SMALL_FILE) return openLarge(ref, file);
     let bytes: Promise<Uint8Array> | undefined = file.size === 0 ? undefined : readSmall(file);
     let at = 0;

@@ -15,6 +15,7 @@ import { CairnError } from '../../core/errors';
 import type { SourceEntry, SourceFS } from '../../core/archiver/source';
 import { mapLimit } from '../../core/util/concurrency';
 import { dirEntry, fileEntry, pathOps } from './metadata';
+import { filesMade } from './file-garbage';
 
 function sourceError(path: string, e: unknown): CairnError {
   const name = (e as Error)?.name;
@@ -80,7 +81,11 @@ export function handleSource(root: FileSystemDirectoryHandle, opts: { sharedLimi
             return;
           }
           const file = h as FileSystemFileHandle;
-          const reopen = () => file.getFile().catch((e: unknown) => Promise.reject(sourceError(path, e)));
+          const reopen = () =>
+            file.getFile().then(
+              (f) => (filesMade(), f),
+              (e: unknown) => Promise.reject(sourceError(path, e)),
+            );
           const k = known?.get(h.name);
           if (k) {
             out.push({ ...fileEntry(path, h.name, k[0], k[1], file), reopen, open: reopen });
@@ -88,6 +93,7 @@ export function handleSource(root: FileSystemDirectoryHandle, opts: { sharedLimi
           }
           try {
             const f = await file.getFile();
+            filesMade();
             learnt?.set(h.name, [f.size, f.lastModified]);
             // The File taken for size and time goes to the saver as is (cloning it within this
             // renderer is cheap; a handle costs the saver another getFile() round trip to the
