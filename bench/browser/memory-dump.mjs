@@ -34,7 +34,7 @@ const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].ne
 await page.goto(server.url + '/');
 await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
 await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `memdump-${Date.now()}` }, pw: 'memory dump password' });
-await page.setInputFiles('#src', dataset, { timeout: 0 });
+if (!process.env.MEMDUMP_STAGED) await page.setInputFiles('#src', dataset, { timeout: 0 });
 const cdp = await browser.newBrowserCDPSession();
 
 async function dump(label) {
@@ -50,6 +50,7 @@ async function dump(label) {
   const names = {};
   for (const e of events) if (e.ph === 'M' && e.name === 'process_name') names[e.pid] = e.args.name;
   console.log(`=== ${label}`);
+  if (process.env.MEMDUMP_SMAPS) smaps();
   for (const e of events) {
     const a = e.ph === 'v' ? e.args?.dumps?.allocators : undefined;
     if (!a) continue;
@@ -57,6 +58,37 @@ async function dump(label) {
     const keys = ['partition_alloc/partitions/array_buffer', 'partition_alloc/partitions/buffer', 'malloc', 'v8/main', 'v8/workers', 'blink_gc'];
     const row = Object.fromEntries(keys.map((k) => [k.replace('partition_alloc/partitions/', ''), mib(k)]).filter(([, v]) => v > 0));
     if (Object.keys(row).length) console.log(`  ${names[e.pid] ?? e.pid}`, JSON.stringify(row));
+    // MEMDUMP_ALL=N: every allocator node of N MiB or more (the detailed tree), for digging in.
+    if (process.env.MEMDUMP_ALL && Object.keys(row).length) {
+      const min = Number(process.env.MEMDUMP_ALL);
+      for (const k of Object.keys(a).sort()) if (mib(k) >= min) console.log(`      ${k} ${mib(k)}`);
+    }
+  }
+}
+
+/** MEMDUMP_SMAPS=1: each renderer's PSS and its mappings of 4 MiB or more, from /proc. */
+function smaps() {
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let cmd = '';
+    try {
+      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (!cmd.includes('--type=renderer') || !cmd.includes(profile)) continue;
+    const lines = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n');
+    let head = '', total = 0;
+    const big = [];
+    for (const l of lines) {
+      if (/^[0-9a-f]+-[0-9a-f]+ /.test(l)) head = l;
+      else if (l.startsWith('Pss:')) {
+        const kb = Number(l.split(/\s+/)[1]);
+        total += kb;
+        if (kb >= 4096) big.push(`${Math.round(kb / 1024)} MiB ${head.split(/\s+/).slice(5).join(' ') || '[anon]'} ${head.split(' ')[0]}`);
+      }
+    }
+    console.log(`  renderer ${pid} PSS ${Math.round(total / 1024)} MiB`);
+    for (const b of big) console.log(`      ${b}`);
   }
 }
 
@@ -80,9 +112,28 @@ async function collectGarbage() {
   cdp.off('Target.receivedMessageFromTarget', onMessage);
 }
 
+// MEMDUMP_STAGED=1: the folder-picker path (the dataset mirrored into OPFS from a page of its
+// own, then backed up through its directory handle). MEMDUMP_AGAIN=1: dump during a second,
+// unchanged backup (the first runs undumped).
+const staged = Boolean(process.env.MEMDUMP_STAGED);
+if (staged) {
+  const stager = await browser.contexts()[0].newPage();
+  await stager.goto(server.url + '/');
+  await stager.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 60_000 });
+  await stager.setInputFiles('#src', dataset, { timeout: 0 });
+  await stager.evaluate(() => window.cairnBench.stage());
+  await stager.close();
+}
+const backup = () => (staged ? page.evaluate((root) => window.cairnBench.backupStaged(root), path.basename(dataset)) : page.evaluate(() => window.cairnBench.backup()));
+if (process.env.MEMDUMP_AGAIN) {
+  const t = Date.now();
+  await backup();
+  console.log(`first backup took ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  if (!staged) await page.setInputFiles('#src', dataset, { timeout: 0 });
+}
 await dump('files picked, before the backup');
 const t0 = Date.now();
-const run = page.evaluate(() => window.cairnBench.backup());
+const run = backup();
 for (const at of times) {
   while (Date.now() - t0 < at * 1000) await new Promise((r) => setTimeout(r, 200));
   await dump(`${at} s into the backup`);

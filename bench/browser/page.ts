@@ -43,6 +43,16 @@ async function opfsDir(path: string[], create = true): Promise<FileSystemDirecto
   return d;
 }
 
+/**
+ * Progress as the app takes it (a Comlink proxy the engine calls with each tick): the engine
+ * then also runs its scan for totals and ETA, as it does for every backup the app starts.
+ */
+let progressTicks = 0;
+const progress = () => {
+  progressTicks = 0;
+  return Comlink.proxy(() => void progressTicks++);
+};
+
 const bench = {
   async init(loc: RepoLocation, password: string, saverWorkers?: number) {
     if (saverWorkers) await api().setSaverWorkers?.(saverWorkers);
@@ -63,8 +73,8 @@ const bench = {
     // As the app does: the Files stay in the page, served to the savers that read them.
     const served = await servedFileList(files, relativePaths);
     try {
-      const r = await api().backup(Comlink.transfer({ source: served.source }, [served.source.server]));
-      return { ...r, pageMs: performance.now() - t0, files: files.length };
+      const r = await api().backup(Comlink.transfer({ source: served.source }, [served.source.server]), progress());
+      return { ...r, pageMs: performance.now() - t0, files: files.length, progressTicks };
     } finally {
       served.close();
     }
@@ -132,8 +142,8 @@ const bench = {
   async backupStaged(root: string) {
     const handle = await opfsDir([STAGE_DIR, root], false);
     const t0 = performance.now();
-    const r = await api().backup({ source: { kind: 'handle', handle }, excludes: [MANIFEST] });
-    return { ...r, pageMs: performance.now() - t0 };
+    const r = await api().backup({ source: { kind: 'handle', handle }, excludes: [MANIFEST] }, progress());
+    return { ...r, pageMs: performance.now() - t0, progressTicks };
   },
   async restore(snapshotId: string, name: string) {
     const target = await opfsDir([RESTORE_DIR, name]);

@@ -11,7 +11,8 @@
 //   check       not in the EngineApi: reported as unavailable
 // Wall time is taken around the page call; peak memory is the summed PSS of all Chromium
 // processes of this profile (browser, renderer with the engine and saver workers, utility
-// processes), sampled from /proc every second, and separately that of the renderers alone; CPU is their utime+stime delta. Unlike the CLIs, the engine
+// processes), sampled from /proc every second, and separately that of the renderers summed and
+// of the page's own renderer (see usage); CPU is their utime+stime delta. Unlike the CLIs, the engine
 // keeps the repository open between phases (as the app does after one unlock), so re-backups
 // do not pay key derivation and index loading again.
 import fs from 'node:fs';
@@ -42,10 +43,14 @@ function profilePids(profile) {
   return out;
 }
 
-const renderers = new Map();
-const isRenderer = (p) => {
-  if (!renderers.has(p)) renderers.set(p, fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('--type=renderer'));
-  return renderers.get(p);
+/** 'ui' for a renderer of Chromium's own interface (--top-chrome-webui), 'renderer' for the others. */
+const kinds = new Map();
+const rendererKind = (p) => {
+  if (!kinds.has(p)) {
+    const cmd = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
+    kinds.set(p, !cmd.includes('--type=renderer') ? undefined : cmd.includes('--top-chrome-webui') ? 'ui' : 'renderer');
+  }
+  return kinds.get(p);
 };
 
 /**
@@ -53,12 +58,16 @@ const isRenderer = (p) => {
  * PSS (proportional set size, from smaps_rollup) — Chromium's processes map the same 200+ MB
  * binary and share memory with each other, so summed RSS counts those pages once per process.
  * smaps_rollup walks every mapping and costs real CPU on large processes: sample it sparingly.
- * `page` is the renderer processes alone (the page, the engine and saver workers).
+ * `page` is the renderer processes summed (as reported before: the page's, plus Chromium's own
+ * interface renderer and the spare renderer it keeps for the next navigation); `pageProcess`
+ * the renderer that runs the page, its engine and its saver workers: the largest renderer
+ * other than the interface one (the spare one holds no page: ~20 MiB).
  */
 function usage(pids, { pss = false } = {}) {
   let rss = 0;
   let page = 0;
   let cpu = 0;
+  const each = [];
   for (const p of pids) {
     try {
       let bytes;
@@ -68,7 +77,11 @@ function usage(pids, { pss = false } = {}) {
       }
       bytes ??= Number(fs.readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1]) * 4096;
       rss += bytes;
-      if (isRenderer(p)) page += bytes;
+      const kind = rendererKind(p);
+      if (kind) {
+        page += bytes;
+        each.push({ kind, bytes });
+      }
       const s = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
       const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
       cpu += (Number(f[11]) + Number(f[12])) / HZ;
@@ -76,7 +89,9 @@ function usage(pids, { pss = false } = {}) {
       // gone
     }
   }
-  return { rss, page, cpu };
+  each.sort((a, b) => b.bytes - a.bytes);
+  const pageProcess = each.find((r) => r.kind === 'renderer')?.bytes ?? 0;
+  return { rss, page, pageProcess, cpu, renderers: each.map((r) => `${Math.round(r.bytes / 2 ** 20)}${r.kind === 'ui' ? ' ui' : ''}`) };
 }
 
 export async function chromiumTool(cfg, { s3, log }) {
@@ -114,10 +129,14 @@ export async function chromiumTool(cfg, { s3, log }) {
     const p0 = usage(pids, { pss: true });
     let peak = p0.rss;
     let peakPage = p0.page;
+    let peakOne = p0.pageProcess;
+    let atPeak = p0.renderers;
     const timer = setInterval(() => {
       const u = usage(profilePids(profile), { pss: true });
       peak = Math.max(peak, u.rss);
+      if (u.page > peakPage) atPeak = u.renderers;
       peakPage = Math.max(peakPage, u.page);
+      peakOne = Math.max(peakOne, u.pageProcess);
     }, 1000);
     const t0 = process.hrtime.bigint();
     let value;
@@ -130,7 +149,7 @@ export async function chromiumTool(cfg, { s3, log }) {
     const u1 = usage(profilePids(profile), { pss: true });
     const m1 = cpuStat();
     const cpu = u1.cpu - u0.cpu;
-    return { code: 0, wall, user: cpu, sys: 0, peakRss: Math.max(peak, u1.rss), peakPageRss: Math.max(peakPage, u1.page), background: Math.max(0, m1.busy - m0.busy - cpu), value };
+    return { code: 0, wall, user: cpu, sys: 0, peakRss: Math.max(peak, u1.rss), peakPageRss: Math.max(peakPage, u1.page), peakPageProcess: Math.max(peakOne, u1.pageProcess), renderersAtPeak: atPeak, background: Math.max(0, m1.busy - m0.busy - cpu), value };
   };
 
   const tool = {
@@ -181,6 +200,7 @@ export async function chromiumTool(cfg, { s3, log }) {
       }
       const v = r.value;
       if (v.warnings?.length) log(`  chromium: ${v.warnings.length} warnings, first: ${v.warnings[0].message}`);
+      log(`  chromium: ${v.progressTicks ?? 0} progress ticks reached the page (as in the app, the engine scanned for totals)`);
       return {
         ...r,
         summary: {

@@ -103,9 +103,9 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
             // Other engineers share the machine: start each timed command on a quiet machine.
             const quiet = quietWait > 0 ? await waitForQuiet({ maxWait: quietWait }) : undefined;
             const r = await fn(st);
-            const row = { ...base, phase, tool: tool.name, wall: r.wall, user: r.user, sys: r.sys, peakRss: r.peakRss, ...(r.peakPageRss !== undefined ? { peakPageRss: r.peakPageRss } : {}), background: r.background, quietWait: quiet?.waited, ...(await measure(st, r)) };
+            const row = { ...base, phase, tool: tool.name, wall: r.wall, user: r.user, sys: r.sys, peakRss: r.peakRss, ...(r.peakPageRss !== undefined ? { peakPageRss: r.peakPageRss, peakPageProcess: r.peakPageProcess, renderersAtPeak: r.renderersAtPeak } : {}), background: r.background, quietWait: quiet?.waited, ...(await measure(st, r)) };
             record(row);
-            log(`  ${phase.padEnd(9)} ${tool.name.padEnd(8)} ${r.wall.toFixed(2).padStart(7)} s  cpu ${((r.user ?? 0) + (r.sys ?? 0)).toFixed(1).padStart(5)} s  bg ${r.background === undefined ? '?' : (r.background / r.wall).toFixed(2)}  ${(r.peakRss / 2 ** 20).toFixed(0).padStart(5)} MiB ${r.peakPageRss !== undefined ? `PSS (renderers ${(r.peakPageRss / 2 ** 20).toFixed(0)} MiB)` : 'RSS'}${row.repoBytes !== undefined ? `  repo ${(row.repoBytes / 1e6).toFixed(1)} MB` : ''}${row.note ? `  (${row.note})` : ''}`);
+            log(`  ${phase.padEnd(9)} ${tool.name.padEnd(8)} ${r.wall.toFixed(2).padStart(7)} s  cpu ${((r.user ?? 0) + (r.sys ?? 0)).toFixed(1).padStart(5)} s  bg ${r.background === undefined ? '?' : (r.background / r.wall).toFixed(2)}  ${(r.peakRss / 2 ** 20).toFixed(0).padStart(5)} MiB ${r.peakPageRss !== undefined ? `PSS (page process ${((r.peakPageProcess ?? 0) / 2 ** 20).toFixed(0)} MiB; renderers ${(r.peakPageRss / 2 ** 20).toFixed(0)} MiB: ${r.renderersAtPeak?.join(' + ')})` : 'RSS'}${row.repoBytes !== undefined ? `  repo ${(row.repoBytes / 1e6).toFixed(1)} MB` : ''}${row.note ? `  (${row.note})` : ''}`);
           } catch (e) {
             st.ok = false;
             record({ ...base, phase, tool: tool.name, error: e.message });

@@ -50,6 +50,7 @@ export function summarize(rows) {
       fps: stat(ok.map((r) => (r.files > 0 ? r.files / r.wall : undefined))),
       rss: stat(ok.map((r) => r.peakRss)),
       pageRss: stat(ok.map((r) => r.peakPageRss)),
+      pageProcess: stat(ok.map((r) => r.peakPageProcess)),
       cpu: stat(ok.map((r) => (r.user ?? NaN) + (r.sys ?? NaN))),
       bg: stat(ok.map((r) => (r.background === undefined ? undefined : r.background / r.wall))),
       repoBytes: stat(ok.map((r) => r.repoBytes)),
@@ -115,7 +116,7 @@ export function renderTable({ cells, machine, datasets, meta, goals, unavailable
       `page cache ${meta.dropCaches ? 'dropped before every timed command (tool binaries re-read)' : 'WARM (could not drop it)'} · ${meta.date}`,
   );
   lines.push('Ratios ×: other tool ÷ restic in the same column. wall s, RSS, CPU s, repo MB: lower is better (×<1 favours cairn). MB/s, files/s: higher is better (×>1 favours cairn).');
-  if (cells.some((c) => c.pageRss?.median !== undefined)) lines.push('Chromium memory: summed PSS of all its processes (shared pages counted once), and in brackets its renderer processes alone (page, engine and saver workers).');
+  if (cells.some((c) => c.pageRss?.median !== undefined)) lines.push("Chromium memory: summed PSS of all its processes (shared pages counted once); in brackets the page's renderer process alone (the page, its engine and saver workers), then all renderers (adding Chromium's own interface renderer and its spare one).");
   lines.push('MB = 10^6 bytes. MB/s and files/s = dataset bytes/files ÷ wall (check: repository bytes ÷ wall). CPU s = user+sys of the tool. bg = other load on the machine (cores) during the run.');
   for (const u of unavailable ?? []) lines.push(`Not measured: ${u}`);
   const header = ['phase', 'tool', 'wall s [min–max]', 'MB/s', 'files/s', 'peak RSS MiB', 'CPU s', 'repo MB', 'bg'];
@@ -141,7 +142,7 @@ export function renderTable({ cells, machine, datasets, meta, goals, unavailable
             `${fmt(c.wall.median)} [${fmt(c.wall.min)}–${fmt(c.wall.max)}]${rx(r.wall)}${mark(c, 'wall')}`,
             c.mbps ? `${fmt(c.mbps.median, 1)}${rx(r.mbps)}${mark(c, 'mbps')}` : '–',
             c.fps ? `${fmt(c.fps.median, 0)}${rx(r.fps)}${mark(c, 'fps')}` : '–',
-            `${fmt(c.rss.median / 2 ** 20, 0)}${rx(r.rss)}${c.pageRss?.median !== undefined ? ` (page ${fmt(c.pageRss.median / 2 ** 20, 0)})` : ''}`,
+            `${fmt(c.rss.median / 2 ** 20, 0)}${rx(r.rss)}${c.pageRss?.median !== undefined ? ` (page ${c.pageProcess?.median !== undefined ? `${fmt(c.pageProcess.median / 2 ** 20, 0)}, renderers ` : ''}${fmt(c.pageRss.median / 2 ** 20, 0)})` : ''}`,
             c.cpu ? `${fmt(c.cpu.median, 1)}${rx(r.cpu)}` : '–',
             c.repoBytes ? `${fmt(c.repoBytes.median / 1e6, 1)}${rx(r.repoBytes, 3)}${mark(c, 'repoBytes')}` : '',
             c.bg ? fmt(c.bg.median, 2) : '–',
