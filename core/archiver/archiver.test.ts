@@ -227,7 +227,7 @@ describe('archiver', () => {
     expect(first.summary.filesNew).toBe(6);
     expect(opened.sort()).toEqual(['/a/b/big.bin', '/a/b/empty.txt', '/a/b/notes.txt', '/a/b/sub/deep.txt', '/a/c/c.txt', '/a/other/x.txt']);
     opened.length = 0;
-    const again = await backup(repo, src, pool(), { hostname: 'host', targets: ['/a'], parent: first.snapshotId });
+    const again = await backup(repo, src, pool(), { hostname: 'host', targets: ['/a'], parent: first.id });
     expect(again.summary.filesUnmodified).toBe(6);
     expect(opened).toEqual([]); // unchanged: never opened
     gone = true;

@@ -52,12 +52,12 @@ describe('scanTotals', () => {
     let open = 0;
     let most = 0;
     const readDir = src.readDir.bind(src);
-    src.readDir = async (dir, onError, signal) => {
+    src.readDir = async (dir, onError) => {
       open++;
       most = Math.max(most, open);
       await new Promise((r) => setTimeout(r, 2));
       try {
-        return await readDir(dir, onError, signal);
+        return await readDir(dir, onError);
       } finally {
         open--;
       }
