@@ -51,8 +51,10 @@ describe('scanTotals', () => {
     const src = new MemSource({ top: level(1) } as never);
     let open = 0;
     let most = 0;
+    const order: string[] = [];
     const readDir = src.readDir.bind(src);
     src.readDir = async (dir, onError) => {
+      order.push(dir.path);
       open++;
       most = Math.max(most, open);
       await new Promise((r) => setTimeout(r, 2));
@@ -69,8 +71,12 @@ describe('scanTotals', () => {
     expect(most).toBe(5);
     const one = new ProgressTracker('scanning');
     most = 0;
+    order.length = 0;
     await scanTotals(src, ['/top'], undefined, one, undefined, 1);
     expect(one.total).toEqual(p.total);
     expect(most).toBe(1);
+    // Depth-first, the first subdirectory listed first: the order the walk takes (MemSource
+    // lists names in reverse).
+    expect(order.slice(0, 8)).toEqual(['/top', '/top/d3', '/top/d3/d3', '/top/d3/d3/d3', '/top/d3/d3/d2', '/top/d3/d3/d1', '/top/d3/d3/d0', '/top/d3/d2']);
   });
 });

@@ -1,10 +1,11 @@
 // Counts the files and bytes a backup will visit, alongside the backup itself, so progress
 // can show totals and an ETA (restic's scanner does the same).
 //
-// Directories are listed several at once, newest first (so the scan goes depth-first, ahead
-// of the walk over the same folders). Where listing costs round trips rather than CPU (a
-// picked folder in the browser: a getFile() request to the browser process per file), one
-// directory at a time left the scan, and the walk sharing its listings, waiting on latency.
+// Directories are listed several at once, newest first, each one's subdirectories first to
+// last (so the scan goes depth-first in the walk's order, ahead of it). Where listing costs
+// round trips rather than CPU (a picked folder in the browser: a getFile() request to the
+// browser process per file), one directory at a time left the scan, and the walk sharing its
+// listings, waiting on latency.
 
 import type { ProgressTracker } from '../progress';
 import type { SourceEntry, SourceFS } from './source';
@@ -42,7 +43,10 @@ export async function scanTotals(
         active++;
         source
           .readDir(dir, ignore, signal)
-          .then((children) => children.forEach(visit), ignore)
+          // Last to first, so the first subdirectory is listed first, as the walk does.
+          .then((children) => {
+            for (let i = children.length - 1; i >= 0; i--) visit(children[i]!);
+          }, ignore)
           .finally(() => {
             active--;
             pump();
