@@ -147,6 +147,7 @@ export async function chromiumTool(cfg, { s3, log }) {
     }
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     const u1 = usage(profilePids(profile), { pss: true });
+    if (u1.page > peakPage) atPeak = u1.renderers;
     const m1 = cpuStat();
     const cpu = u1.cpu - u0.cpu;
     return { code: 0, wall, user: cpu, sys: 0, peakRss: Math.max(peak, u1.rss), peakPageRss: Math.max(peakPage, u1.page), peakPageProcess: Math.max(peakOne, u1.pageProcess), renderersAtPeak: atPeak, background: Math.max(0, m1.busy - m0.busy - cpu), value };
@@ -200,7 +201,7 @@ export async function chromiumTool(cfg, { s3, log }) {
       }
       const v = r.value;
       if (v.warnings?.length) log(`  chromium: ${v.warnings.length} warnings, first: ${v.warnings[0].message}`);
-      log(`  chromium: ${v.progressTicks ?? 0} progress ticks reached the page (as in the app, the engine scanned for totals)`);
+      log(`  chromium: ${v.progressTicks ? `${v.progressTicks} progress ticks reached the page (as in the app, the engine scanned for totals)` : 'NO progress reached the page: the engine ran no scan, unlike in the app'}`);
       return {
         ...r,
         summary: {
