@@ -12,6 +12,7 @@ import { walk } from '../walker';
 import { check } from '../check';
 import { backup, type BackupOptions } from './archiver';
 import { inProcessPool, type PoolFactory } from './pool';
+import type { SourceEntry } from './source';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -48,6 +49,12 @@ function loggingBackend(inner: Backend, log: string[]): Backend {
       log.push(`${h.type}:${h.name}`);
     },
   };
+}
+
+/** Rewrites the file entries `src` lists (as a source with other refs would list them). */
+function mapListedFiles(src: MemSource, fn: (e: SourceEntry) => SourceEntry): void {
+  const readDir = src.readDir.bind(src);
+  src.readDir = async (dir, onError) => (await readDir(dir, onError)).map((e) => (e.node.type === 'file' ? fn(e) : e));
 }
 
 const home = (): MemDir => ({
@@ -161,20 +168,14 @@ describe('archiver', () => {
     const stale = (path: string) => `stale:${path}`;
     // Listed refs refuse to be read, as a browser File does once its file changed; reopen
     // gives a fresh one, except for c.txt, which is gone by then.
-    const readDir = src.readDir.bind(src);
-    src.readDir = async (dir, onError) =>
-      (await readDir(dir, onError)).map((e) =>
-        e.node.type !== 'file'
-          ? e
-          : {
-              ...e,
-              ref: stale(e.path),
-              reopen: async () => {
-                if (e.path.endsWith('/c.txt')) throw new CairnError('SOURCE_READ', `${e.path}: vanished before it could be read`);
-                return e.ref;
-              },
-            },
-      );
+    mapListedFiles(src, (e) => ({
+      ...e,
+      ref: stale(e.path),
+      reopen: async () => {
+        if (e.path.endsWith('/c.txt')) throw new CairnError('SOURCE_READ', `${e.path}: vanished before it could be read`);
+        return e.ref;
+      },
+    }));
     const reader = {
       read: (ref: unknown, size: number) => {
         if (typeof ref === 'string' && ref.startsWith('stale:')) {
@@ -200,21 +201,15 @@ describe('archiver', () => {
     const opened: string[] = [];
     // Listed refs are pointers nothing can read; open() resolves them (as a browser file
     // handle listed with sizes from elsewhere), except for c.txt, gone by then.
-    const readDir = src.readDir.bind(src);
-    src.readDir = async (dir, onError) =>
-      (await readDir(dir, onError)).map((e) =>
-        e.node.type !== 'file'
-          ? e
-          : {
-              ...e,
-              ref: `pointer:${e.path}`,
-              open: async () => {
-                opened.push(e.path);
-                if (e.path.endsWith('/c.txt') && gone) throw new CairnError('SOURCE_READ', `${e.path}: vanished before it could be read`);
-                return e.ref;
-              },
-            },
-      );
+    mapListedFiles(src, (e) => ({
+      ...e,
+      ref: `pointer:${e.path}`,
+      open: async () => {
+        opened.push(e.path);
+        if (e.path.endsWith('/c.txt') && gone) throw new CairnError('SOURCE_READ', `${e.path}: vanished before it could be read`);
+        return e.ref;
+      },
+    }));
     let gone = false;
     const reader = {
       read: (ref: unknown, size: number) => {
