@@ -1,7 +1,7 @@
 // Static routes (Chromium 123+, InstallEvent.addRoutes): the browser answers the app's start
 // from Cache Storage itself, without starting this worker or running its fetch handler.
-// The warm start's critical path (navigation → page script → the last-view worker's script)
-// went through this worker three times; on a loaded 2-core machine each hop waits for its
+// The warm start's critical path (navigation → page script → its chunks) went through this
+// worker several times; on a loaded 2-core machine each hop waits for its
 // thread. Where addRoutes is missing (Firefox, Safari) workbox's routes below serve as before.
 //
 // - The app's own address (`/`, no query): index.html, copied at install into a cache named

@@ -255,7 +255,7 @@ export interface EngineApi {
   /** Children of `path` (components from the snapshot root; [] = the root), dirs first, then by name. */
   listDir(snapshotId: string, path: string[]): Promise<NodeView[]>;
   /**
-   * Keeps this folder's listing, sealed with the remembered key, as the next start's first
+   * Keeps this folder's listing, sealed beside the remembered key, as the next start's first
    * picture (workers/cache/last-view.ts). Only for repositories remembered on this device;
    * false when nothing was kept.
    */

@@ -1,5 +1,5 @@
 // The key the offline cache and remembered keys are filed under (never holds a secret). Its own
-// module so the page and the small last-view worker can compute it without the backends.
+// module so the page can compute it (for the kept listing at start-up) without the backends.
 
 import type { RepoLocation } from './api';
 

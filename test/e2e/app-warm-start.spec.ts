@@ -27,8 +27,8 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
   await expect.poll(allKept).toBe(true);
   const url = page.url();
 
-  // shown: navigation start → the listing on screen (the kept one, opened by the small
-  // last-view worker and drawn by web/lib/early-listing.ts); fresh: → the engine's own listing replaced it (module load, engine
+  // shown: navigation start → the listing on screen (the kept one, read by the page from
+  // IndexedDB and drawn by web/lib/early-listing.ts); fresh: → the engine's own listing replaced it (module load, engine
   // worker start, unlock with the remembered key, snapshot list, listDir); open: listDir
   // request → fresh listing on screen.
   const mark = (name: string) => page.evaluate((n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN, name);
@@ -100,4 +100,80 @@ test('the start-up hint only speeds up what the remembered list decides: a stale
   await expect(page.getByRole('heading', { name: 'Unlock “Second one”' })).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
   await expect(page.getByTestId('tree-list')).toHaveCount(0);
+});
+
+test('a cache kept by the previous database version is upgraded in place: the remembered key still opens, the old listing is dropped', async ({ page }) => {
+  await openApp(page);
+  await writeOpfsTree(page, SRC, sampleTree(5));
+  await createOpfsRepo(page, { stayUnlocked: true });
+  await backupOpfsFolder(page, SRC);
+  await gotoTab(page, 'Snapshots');
+  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+  await page.getByRole('link', { name: 'Documents/' }).click();
+  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length)).toBeGreaterThan(1);
+  const folderUrl = page.url();
+
+  // Rewrite the engine's database as version 1 had it (no `views` store; the listing on the
+  // remembered record), from a same-origin page the app does not run on.
+  await page.goto('/icons/cairn.svg');
+  const moved = await page.evaluate(async () => {
+    const req = <T,>(r: IDBRequest<T>) => new Promise<T>((ok, no) => ((r.onsuccess = () => ok(r.result)), (r.onerror = () => no(r.error))));
+    const open = (v: number, upgrade?: (d: IDBDatabase) => void) => {
+      const r = indexedDB.open('cairn-engine', v);
+      if (upgrade) r.onupgradeneeded = () => upgrade(r.result);
+      return req(r);
+    };
+    const d2 = await open(2);
+    const stores = ['objects', 'listings', 'locations', 'remembered', 'meta'];
+    const all: Record<string, unknown[]> = {};
+    const tx = d2.transaction([...stores, 'views']);
+    for (const s of stores) all[s] = await req(tx.objectStore(s).getAll());
+    const views = (await req(tx.objectStore('views').getAll())) as { locationKey: string; iv: Uint8Array; sealed: ArrayBuffer }[];
+    d2.close();
+    await req(indexedDB.deleteDatabase('cairn-engine'));
+    const d1 = await open(1, (d) => {
+      d.createObjectStore('objects', { keyPath: ['repo', 'type', 'name'] }).createIndex('byRepo', 'repo');
+      d.createObjectStore('listings', { keyPath: ['repo', 'type'] });
+      for (const s of ['locations', 'remembered']) d.createObjectStore(s, { keyPath: 'locationKey' });
+      d.createObjectStore('meta', { keyPath: 'name' });
+    });
+    const w = d1.transaction(stores, 'readwrite');
+    for (const s of stores) {
+      for (const v of all[s]!) {
+        const old = s === 'remembered' ? views.find((x) => x.locationKey === (v as { locationKey: string }).locationKey) : undefined;
+        w.objectStore(s).put(old ? { ...(v as object), view: { iv: old.iv, sealed: old.sealed } } : v);
+      }
+    }
+    await new Promise((ok) => (w.oncomplete = ok));
+    d1.close();
+    return { remembered: all['remembered']!.length, views: views.length };
+  });
+  expect(moved).toEqual({ remembered: 1, views: 1 });
+
+  // The app opens the folder again without a password; nothing kept is drawn first (the
+  // upgrade dropped it), and the fresh listing is kept anew, in the new store.
+  await page.goto('about:blank');
+  await page.goto(folderUrl);
+  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
+  expect(await page.evaluate(() => performance.getEntriesByName('cairn:early-listing-shown').length)).toBe(0);
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length)).toBe(1);
+  const after = await page.evaluate(async () => {
+    const r = indexedDB.open('cairn-engine');
+    const d = await new Promise<IDBDatabase>((ok) => (r.onsuccess = () => ok(r.result)));
+    const tx = d.transaction(['remembered', 'views']);
+    const get = <T,>(q: IDBRequest<T>) => new Promise<T>((ok) => (q.onsuccess = () => ok(q.result)));
+    const remembered = (await get(tx.objectStore('remembered').getAll())) as object[];
+    const views = await get(tx.objectStore('views').count());
+    const out = { version: d.version, oldListings: remembered.filter((x) => 'view' in x).length, remembered: remembered.length, views };
+    d.close();
+    return out;
+  });
+  expect(after).toEqual({ version: 2, oldListings: 0, remembered: 1, views: 1 });
+
+  // And the next start draws the newly kept one first.
+  await page.goto('about:blank');
+  await page.goto(folderUrl);
+  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:early-listing-shown').length)).toBe(1);
 });

@@ -2,8 +2,8 @@
 // unlocked"), its location (never a secret: S3 keys live encrypted in IndexedDB, the master key
 // in the engine's own database) is also kept in localStorage, which can be read synchronously
 // before the UI's modules load. main.ts (the small entry) then, before loading the UI:
-//  - asks the small last-view worker for the listing kept from the last visit of the folder the
-//    page opens on (workers/cache/last-view.ts), and draws it at once with plain DOM
+//  - reads the listing kept from the last visit of the folder the page opens on
+//    (workers/client/last-view.ts: one IndexedDB record, opened by WebCrypto), and draws it at once with plain DOM
 //    (./early-listing.ts), before the UI's bundle runs (main.ts waits for it, 150 ms at most);
 //  - starts the engine worker and asks it to unlock at once, while the page still loads the UI
 //    and its IndexedDB list; app start-up adopts that answer if the list agrees
@@ -51,9 +51,9 @@ function readBootHint(): BootHint | undefined {
 export function bootEngine(): void {
   const hint = readBootHint();
   const loc = hint && toEngine(hint.location);
-  // Reopening a folder of a snapshot: its listing as last shown, if kept (a tiny worker opens
-  // it; see workers/cache/last-view.ts). On two cores, the engine worker's much larger script
-  // would compete with that worker's start, so the engine waits for its answer (150 ms at most).
+  // Reopening a folder of a snapshot: its listing as last shown, if kept (see
+  // workers/cache/last-view.ts). On two cores, the engine worker's much larger script would
+  // compete with that read and its drawing, so the engine waits for it (150 ms at most).
   const route = parseHash(location.hash);
   if (loc && route.name === 'snapshot') {
     lastView = recallLastView(loc, route.id, route.path);

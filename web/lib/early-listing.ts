@@ -1,6 +1,5 @@
-// The warm start's first picture, drawn before the UI has loaded. When the last-view worker
-// has the listing kept for the folder the page opens on (./boot.ts), this draws it with plain
-// DOM, without waiting for Svelte and the components (the UI bundle takes ~100 ms or more of
+// The warm start's first picture, drawn before the UI has loaded. When a listing was kept for
+// the folder the page opens on (./boot.ts), this draws it with plain DOM, without waiting for Svelte and the components (the UI bundle takes ~100 ms or more of
 // this thread to run and mount on a slow machine). It is a picture only: no links, no
 // buttons. It goes as soon as the UI shows any listing of its own, or drops the kept one
 // (another repository, a failed unlock), or the route changes.

@@ -6,8 +6,10 @@
 //   objects    [repo, type, name] → sealed bytes        type: config|keys|snapshots|index|tree
 //   listings   [repo, type]       → names and sizes from the last successful listing
 //   locations  locationKey        → repository ID last seen there (for offline unlock)
-//   remembered locationKey        → master key (and S3 keys) sealed with a non-extractable key,
-//                                   and the last folder listing shown, sealed with it too
+//   remembered locationKey        → master key (and S3 keys) sealed with a non-extractable key
+//   views      locationKey        → the last folder listing shown, sealed with its own
+//                                   non-extractable key; lives and dies with `remembered`
+//                                   (./last-view.ts). The page reads this store, never the others.
 //   meta       name               → small values (this browser profile's client ID)
 
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
@@ -38,8 +40,17 @@ export interface RememberedRecord {
   /** AES-GCM(JSON {master, keyId, s3Auth?}). */
   sealed: ArrayBuffer;
   at: number;
-  /** The last folder listing shown, AES-GCM under the same key (./last-view.ts). */
-  view?: { iv: Uint8Array; sealed: ArrayBuffer };
+}
+
+export interface ViewRecord {
+  locationKey: string;
+  /** The `at` of the remembered record it was kept under. */
+  at: number;
+  /** AES-GCM key created non-extractable, for this record only (not the master key's). */
+  key: CryptoKey;
+  iv: Uint8Array;
+  /** AES-GCM(JSON LastView). */
+  sealed: ArrayBuffer;
 }
 
 interface CairnCacheDB extends DBSchema {
@@ -47,22 +58,50 @@ interface CairnCacheDB extends DBSchema {
   listings: { key: [string, string]; value: Listing };
   locations: { key: string; value: { locationKey: string; repoId: string; at: number } };
   remembered: { key: string; value: RememberedRecord };
+  views: { key: string; value: ViewRecord };
   meta: { key: string; value: { name: string; value: string } };
 }
 
 const DB_NAME = 'cairn-engine';
+const DB_VERSION = 2;
 let db: Promise<IDBPDatabase<CairnCacheDB>> | undefined;
 
-function database(): Promise<IDBPDatabase<CairnCacheDB>> {
-  db ??= openDB<CairnCacheDB>(DB_NAME, 1, {
-    upgrade(d) {
-      const objects = d.createObjectStore('objects', { keyPath: ['repo', 'type', 'name'] });
-      objects.createIndex('byRepo', 'repo');
-      d.createObjectStore('listings', { keyPath: ['repo', 'type'] });
-      d.createObjectStore('locations', { keyPath: 'locationKey' });
-      d.createObjectStore('remembered', { keyPath: 'locationKey' });
-      d.createObjectStore('meta', { keyPath: 'name' });
+function open(): Promise<IDBPDatabase<CairnCacheDB>> {
+  return openDB<CairnCacheDB>(DB_NAME, DB_VERSION, {
+    upgrade(d, old, _new, tx) {
+      if (old < 1) {
+        const objects = d.createObjectStore('objects', { keyPath: ['repo', 'type', 'name'] });
+        objects.createIndex('byRepo', 'repo');
+        d.createObjectStore('listings', { keyPath: ['repo', 'type'] });
+        d.createObjectStore('locations', { keyPath: 'locationKey' });
+        d.createObjectStore('remembered', { keyPath: 'locationKey' });
+        d.createObjectStore('meta', { keyPath: 'name' });
+      }
+      if (old < 2) {
+        // Version 1 kept the listing on the remembered record, under the master key's own
+        // wrapping key: dropped (the next listing shown is kept in `views`).
+        d.createObjectStore('views', { keyPath: 'locationKey' });
+        if (old >= 1) {
+          void (async () => {
+            for (let c = await tx.objectStore('remembered').openCursor(); c; c = await c.continue()) {
+              const { view: _old, ...rest } = c.value as RememberedRecord & { view?: unknown };
+              if (_old !== undefined) await c.update(rest);
+            }
+          })();
+        }
+      }
     },
+  });
+}
+
+function database(): Promise<IDBPDatabase<CairnCacheDB>> {
+  db ??= open().then((d) => {
+    // A newer version of the app (another tab) wants to upgrade: let it; reopen on next use.
+    d.addEventListener('versionchange', () => {
+      d.close();
+      db = undefined;
+    });
+    return d;
   }).catch((e) => {
     db = undefined;
     throw e;
@@ -127,22 +166,42 @@ export async function getRemembered(locationKey: string): Promise<RememberedReco
   return (await database()).get('remembered', locationKey);
 }
 
+/** Replaces the remembered record; a listing kept under the one before goes with it. */
 export async function putRemembered(r: RememberedRecord): Promise<void> {
-  await (await database()).put('remembered', r);
+  const tx = (await database()).transaction(['remembered', 'views'], 'readwrite');
+  await Promise.all([tx.objectStore('remembered').put(r), tx.objectStore('views').delete(r.locationKey), tx.done]);
 }
 
-/** Stores `view` on the remembered record if it is still the one made at `at` (same key). */
-export async function putRememberedView(locationKey: string, at: number, view: NonNullable<RememberedRecord['view']>): Promise<boolean> {
-  const tx = (await database()).transaction('remembered', 'readwrite');
-  const r = await tx.store.get(locationKey);
-  if (!r || r.at !== at) return false;
-  await tx.store.put({ ...r, view });
+/** Keeps `view` if the remembered record is still the one made at `view.at`. */
+export async function putView(view: ViewRecord): Promise<boolean> {
+  const tx = (await database()).transaction(['remembered', 'views'], 'readwrite');
+  const r = await tx.objectStore('remembered').get(view.locationKey);
+  if (r?.at !== view.at) return false;
+  await tx.objectStore('views').put(view);
   await tx.done;
   return true;
 }
 
+export async function getView(locationKey: string): Promise<ViewRecord | undefined> {
+  return (await database()).get('views', locationKey);
+}
+
+/**
+ * The page's one read at start-up: opens the database, reads the kept listing's record and
+ * closes again at once, so the page never holds a connection (nor reads another store).
+ */
+export async function readViewOnce(locationKey: string): Promise<ViewRecord | undefined> {
+  const d = await open();
+  try {
+    return await d.get('views', locationKey);
+  } finally {
+    d.close();
+  }
+}
+
 export async function deleteRemembered(locationKey: string): Promise<void> {
-  await (await database()).delete('remembered', locationKey);
+  const tx = (await database()).transaction(['remembered', 'views'], 'readwrite');
+  await Promise.all([tx.objectStore('remembered').delete(locationKey), tx.objectStore('views').delete(locationKey), tx.done]);
 }
 
 /** A random ID for this browser profile, made once: the lock hostname and snapshot host. */

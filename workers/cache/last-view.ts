@@ -1,9 +1,13 @@
 // The warm start's first picture: the last folder listing shown, kept for repositories that
-// stay unlocked on this device, so a reload can show it before the engine worker is up. It is
-// sealed (AES-GCM) under the same non-extractable key as the remembered master key, on that
-// key's record: it exists exactly as long as the key does, and whoever can read it could
-// already open the repository. Opened by the small last-view worker (../last-view.worker.ts),
-// never by the page; the engine confirms it with a fresh listing right after.
+// stay unlocked on this device, so a reload can show it before the engine worker is up.
+// Sealed (AES-GCM) under a key of its own, generated non-extractable, in the `views` store
+// (./db.ts), which goes with the remembered master key: it exists only while that does, and
+// whoever can read it could already open the repository.
+//
+// The page opens it itself (web/lib/boot.ts) — starting even a tiny worker cost 60–130 ms of
+// the start here, more than everything else the picture needs. What the page touches: this one
+// record (never the remembered master key's), and a decryption WebCrypto runs off the page's
+// thread; the plaintext is file names and sizes, which the page shows anyway.
 
 import type { NodeView, SnapshotView } from '../api';
 import * as db from './db';
@@ -20,25 +24,27 @@ export const LAST_VIEW_MAX_ENTRIES = 1000;
 
 const sameFolder = (a: { id: string; path: string[] }, b: { id: string; path: string[] }) => a.id === b.id && a.path.length === b.path.length && a.path.every((c, i) => c === b.path[i]);
 
-/** Seals `view` onto the remembered record of `locationKey` (for repository `repoId`). */
+/** Seals `view` for `locationKey` (repository `repoId`), if that repository is remembered here. */
 export async function rememberView(locationKey: string, repoId: string, view: LastView): Promise<boolean> {
   if (view.entries.length > LAST_VIEW_MAX_ENTRIES) return false;
   const r = await db.getRemembered(locationKey);
   if (!r || r.repoId !== repoId) return false;
+  const kept = await db.getView(locationKey);
+  const key = kept?.at === r.at ? kept.key : await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, r.wrapKey, new TextEncoder().encode(JSON.stringify(view)));
-  return db.putRememberedView(locationKey, r.at, { iv, sealed });
+  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(JSON.stringify(view)));
+  return db.putView({ locationKey, at: r.at, key, iv, sealed });
 }
 
 /** The kept listing of snapshot `at.id`, folder `at.path`, if that is what was last shown. */
-export async function recallView(locationKey: string, at: { id: string; path: string[] }): Promise<LastView | undefined> {
-  const r = await db.getRemembered(locationKey);
-  if (!r?.view) return undefined;
+export async function recallView(locationKey: string, at: { id: string; path: string[] }, read = db.getView): Promise<LastView | undefined> {
+  const r = await read(locationKey);
+  if (!r) return undefined;
   try {
-    const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: r.view.iv as Uint8Array<ArrayBuffer> }, r.wrapKey, r.view.sealed);
+    const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: r.iv as Uint8Array<ArrayBuffer> }, r.key, r.sealed);
     const v = JSON.parse(new TextDecoder().decode(plain)) as LastView;
     return sameFolder({ id: v.snapshot.id, path: v.path }, at) ? v : undefined;
   } catch {
-    return undefined; // sealed under an older key: the engine's next listing replaces it
+    return undefined; // unreadable: the engine's next listing replaces it
   }
 }
