@@ -17,7 +17,7 @@
 //   starts a worker of its own, Firefox 153 now and then never finishes starting that worker,
 //   and the engine worker stops with it: 1 run in 4–7 hung at "Create repository" (the scrypt
 //   worker) or at a backup's start (the file savers). With no evaluation in those first seconds,
-//   14 runs in 14 went through. So after each action that starts workers, `quiet` waits first.
+//   44 runs in 44 went through. So after each action that starts workers, `quiet` waits first.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
