@@ -2,7 +2,7 @@
 // metadata), timed with the app's own performance marks. Tracing is off here: Playwright's
 // trace recording (DOM snapshots per action) would be timed along with the app.
 
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { backupOpfsFolder, createNamedOpfsRepo, createOpfsRepo, gotoTab, measures, openApp } from './helpers/app';
 import { sampleTree } from './helpers/data';
 import { writeOpfsTree } from './helpers/opfs';
@@ -11,21 +11,30 @@ test.use({ trace: 'off' });
 
 const SRC = ['e2e-src', 'Documents'];
 
-test('opening the app to a listed snapshot from the warm cache', async ({ page, context }) => {
+/**
+ * A stay-unlocked OPFS repository with one backup of SRC, opened at its Documents/ folder, and
+ * every listing shown so far kept for the next start (one per fresh listing: the root, then
+ * Documents/). Resolves with that folder's URL.
+ */
+async function keptFolder(page: Page, seed: number): Promise<string> {
   await openApp(page);
-  await writeOpfsTree(page, SRC, sampleTree(4));
-  await createOpfsRepo(page, { stayUnlocked: true });
+  await writeOpfsTree(page, SRC, sampleTree(seed));
+  await createOpfsRepo(page, { stayUnlocked: true }); // "This browser": the engine keeps its key
   await backupOpfsFolder(page, SRC);
   await gotoTab(page, 'Snapshots');
   await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
   await page.getByRole('link', { name: 'Documents/' }).click();
-  await expect(page.getByTestId('tree-list')).toBeVisible();
+  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
+  await expect.poll(() => allKept(page)).toBe(true);
+  return page.url();
+}
+
+const allKept = (page: Page) => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length === performance.getEntriesByName('cairn:snapshot-shown').length);
+
+test('opening the app to a listed snapshot from the warm cache', async ({ page, context }) => {
+  // The engine keeps the listing, sealed, as the next start's first picture.
+  const url = await keptFolder(page, 4);
   await page.evaluate(() => navigator.serviceWorker.ready);
-  // The engine keeps this listing, sealed, as the next start's first picture.
-  // (one per fresh listing shown on this page: the root, then Documents/).
-  const allKept = () => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length === performance.getEntriesByName('cairn:snapshot-shown').length);
-  await expect.poll(allKept).toBe(true);
-  const url = page.url();
 
   // shown: navigation start → the listing on screen (the kept one, read by the page from
   // IndexedDB and drawn by web/lib/early-listing.ts); fresh: → the engine's own listing replaced it (module load, engine
@@ -57,7 +66,7 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
     for (const [path, source] of sources) expect(source, path).toBe('cache');
     if (process.env['CAIRN_E2E_MARKS']) console.log(JSON.stringify(await page.evaluate(() => performance.getEntries().filter((e) => e.name.startsWith('cairn:') || e.entryType !== 'mark').map((e) => [e.name.replace(/^.*\//, '').slice(0, 24), Math.round(e.startTime), Math.round(e.duration)]))));
     samples.push({ shown: await mark('cairn:listing-shown'), fresh: await mark('cairn:snapshot-shown'), open: (await measures(page))['cairn:snapshot-open'] ?? NaN });
-    await expect.poll(allKept).toBe(true); // kept again for the next start
+    await expect.poll(() => allKept(page)).toBe(true); // kept again for the next start
   }
   await context.setOffline(false);
   test.info().annotations.push({ type: 'timing', description: JSON.stringify(samples) });
@@ -72,17 +81,7 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
 });
 
 test('the start-up hint only speeds up what the remembered list decides: a stale one opens nothing', async ({ page }) => {
-  await openApp(page);
-  await writeOpfsTree(page, SRC, sampleTree(6));
-  await createOpfsRepo(page, { stayUnlocked: true }); // "This browser": the engine keeps its key
-  // A folder listing of it is kept for the next start, too.
-  await backupOpfsFolder(page, SRC);
-  await gotoTab(page, 'Snapshots');
-  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
-  await page.getByRole('link', { name: 'Documents/' }).click();
-  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
-  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length)).toBeGreaterThan(1);
-  const folderUrl = page.url();
+  const folderUrl = await keptFolder(page, 6);
   const hint = await page.evaluate(() => localStorage.getItem('cairn:auto-unlock'));
   expect(hint).toContain('"kind":"opfs"');
   await page.getByRole('button', { name: 'Lock' }).click();
@@ -103,16 +102,7 @@ test('the start-up hint only speeds up what the remembered list decides: a stale
 });
 
 test('a cache kept by the previous database version is upgraded in place: the remembered key still opens, the old listing is dropped', async ({ page }) => {
-  await openApp(page);
-  await writeOpfsTree(page, SRC, sampleTree(5));
-  await createOpfsRepo(page, { stayUnlocked: true });
-  await backupOpfsFolder(page, SRC);
-  await gotoTab(page, 'Snapshots');
-  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
-  await page.getByRole('link', { name: 'Documents/' }).click();
-  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
-  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length)).toBeGreaterThan(1);
-  const folderUrl = page.url();
+  const folderUrl = await keptFolder(page, 5);
 
   // Rewrite the engine's database as version 1 had it (no `views` store; the listing on the
   // remembered record), from a same-origin page the app does not run on.

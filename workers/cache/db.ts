@@ -84,8 +84,8 @@ function open(): Promise<IDBPDatabase<CairnCacheDB>> {
         if (old >= 1) {
           void (async () => {
             for (let c = await tx.objectStore('remembered').openCursor(); c; c = await c.continue()) {
-              const { view: _old, ...rest } = c.value as RememberedRecord & { view?: unknown };
-              if (_old !== undefined) await c.update(rest);
+              const { view, ...rest } = c.value as RememberedRecord & { view?: unknown };
+              if (view !== undefined) await c.update(rest);
             }
           })();
         }
