@@ -1,0 +1,41 @@
+// What writing 1.1 GB into OPFS costs in Chromium, through a sync access handle (what the
+// repository backend uses in workers) and through createWritable(): wall time, and the CPU of
+// the browser process and of the renderers from /proc. A persistent profile, as a user's: in
+// an incognito one OPFS lives in memory and costs far more. Linux only.
+//
+//   node bench/browser/write-cost.mjs
+import fs from 'node:fs';
+import { CHROMIUM_FLAGS, serve } from '../lib/chromium.mjs';
+import os from 'node:os';
+import path from 'node:path';
+const W = `
+self.onmessage = async (e) => {
+  const { method, total, piece } = e.data; const t = performance.now();
+  const root = await navigator.storage.getDirectory();
+  const buf = new Uint8Array(piece).map((_, i) => i * 13);
+  let n = 0, k = 0;
+  while (n < total) {
+    const fh = await root.getFileHandle('f' + (k++), { create: true });
+    if (method === 'sync') { const h = await fh.createSyncAccessHandle(); let at = 0; for (let i = 0; i < 16; i++) { at += h.write(buf, { at }); } h.flush(); h.close(); n += at; }
+    else { const w = await fh.createWritable(); for (let i = 0; i < 16; i++) await w.write(buf); await w.close(); n += 16 * piece; }
+  }
+  for (let i = 0; i < k; i++) await root.removeEntry('f' + i);
+  self.postMessage({ ms: performance.now() - t, bytes: n });
+};`;
+const PAGE = `<!doctype html><script type="module">
+const w = new Worker('/w.js'); let pending; w.onmessage = (e) => pending(e.data);
+window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
+</script>`;
+const server = await serve({ '/': PAGE, '/w.js': W });
+const { chromium } = await import('playwright-core');
+const browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'wexp-')), { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
+const page = browser.pages()[0] ?? await browser.newPage();
+await page.goto(server.url + '/');
+const cpu = (pred) => { let t = 0; for (const p of fs.readdirSync('/proc')) { if (!/^\d+$/.test(p)) continue; let c; try { c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); } catch { continue; } if (!c.includes('chromium') || !pred(c)) continue; const f = fs.readFileSync(`/proc/${p}/stat`, 'utf8'); const x = f.slice(f.lastIndexOf(')') + 2).split(' '); t += +x[11] + +x[12]; } return t / 100; };
+const bc = () => cpu((c) => !c.includes('--type=')), rc = () => cpu((c) => c.includes('--type=renderer'));
+for (const method of ['sync', 'writable', 'sync']) {
+  const b0 = bc(), r0 = rc();
+  const r = await page.evaluate((m) => window.ask(m), { method, total: 1100e6, piece: 1 << 20 });
+  console.log(method, (r.ms / 1000).toFixed(2), 's', (r.bytes / 1e6).toFixed(0), 'MB; browser CPU', (bc() - b0).toFixed(2), 's; renderer CPU', (rc() - r0).toFixed(2));
+}
+await browser.close(); process.exit(0);
