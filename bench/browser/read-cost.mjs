@@ -5,7 +5,7 @@
 //
 //   node bench/browser/read-cost.mjs [folder]
 import fs from 'node:fs';
-import { launchChromium, serve } from '../lib/chromium.mjs';
+import { chromiumCpuSeconds, launchChromium, serve } from '../lib/chromium.mjs';
 const W = `
 const PIECE = 1 << 20;
 const held = new Set(); async function byob(f, size) { const s = f.stream(); held.add(s); const r = s.getReader({ mode: 'byob' }); let b = new ArrayBuffer(size); let n = 0; let left = f.size;
@@ -25,17 +25,16 @@ const w = new Worker('/w.js'); let pending; w.onmessage = (e) => pending(e.data)
 window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
 window.give = () => window.ask({ files: [...document.getElementById('src').files] });
 </script>`;
+const cpuText = (c) => `browser CPU ${c.browser.toFixed(2)} s; renderer CPU ${c.renderers.toFixed(2)} s`;
 const server = await serve({ '/': PAGE, '/w.js': W });
-const browser = await launchChromium('/usr/bin/chromium');
+const browser = await launchChromium(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 const page = await browser.newPage();
 await page.goto(server.url + '/');
 await page.setInputFiles('#src', process.argv[2] ?? 'bench/data/s1/d1-mixed', { timeout: 0 });
 console.log(await page.evaluate(() => window.give()));
-const cpu = () => { let t = 0; for (const p of fs.readdirSync('/proc')) { if (!/^\d+$/.test(p)) continue; let c; try { c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); } catch { continue; } if (!c.includes('chromium') || c.includes('--type=')) continue; const f = fs.readFileSync(`/proc/${p}/stat`, 'utf8'); const x = f.slice(f.lastIndexOf(')') + 2).split(' '); t += +x[11] + +x[12]; } return t / 100; };
-const rcpu = () => { let t = 0; for (const p of fs.readdirSync('/proc')) { if (!/^\d+$/.test(p)) continue; let c; try { c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); } catch { continue; } if (!c.includes('--type=renderer')) continue; const f = fs.readFileSync(`/proc/${p}/stat`, 'utf8'); const x = f.slice(f.lastIndexOf(')') + 2).split(' '); t += +x[11] + +x[12]; } return t / 100; };
 for (const [method, size] of [['byob', 1 << 20], ['byob', 8 << 20], ['slices', 1 << 20], ['slices', 8 << 20], ['sync', 8 << 20], ['whole', 0], ['byob', 1 << 20]]) {
-  const b0 = cpu(), r0 = rcpu();
+  const c0 = chromiumCpuSeconds();
   const r = await page.evaluate((m) => window.ask(m), { method, size });
-  console.log(method, size >> 20, 'MiB:', (r.ms / 1000).toFixed(2), 's', (r.bytes / 1e6).toFixed(0), 'MB; browser CPU', (cpu() - b0).toFixed(2), 's; renderer CPU', (rcpu() - r0).toFixed(2));
+  console.log(method, size >> 20, 'MiB:', (r.ms / 1000).toFixed(2), 's', (r.bytes / 1e6).toFixed(0), 'MB;', cpuText(chromiumCpuSeconds(c0)));
 }
 await browser.close(); process.exit(0);

@@ -5,7 +5,7 @@
 //
 //   node bench/browser/write-cost.mjs
 import fs from 'node:fs';
-import { CHROMIUM_FLAGS, serve } from '../lib/chromium.mjs';
+import { CHROMIUM_FLAGS, chromiumCpuSeconds, serve } from '../lib/chromium.mjs';
 import os from 'node:os';
 import path from 'node:path';
 const W = `
@@ -26,16 +26,15 @@ const PAGE = `<!doctype html><script type="module">
 const w = new Worker('/w.js'); let pending; w.onmessage = (e) => pending(e.data);
 window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
 </script>`;
+const cpuText = (c) => `browser CPU ${c.browser.toFixed(2)} s; renderer CPU ${c.renderers.toFixed(2)} s`;
 const server = await serve({ '/': PAGE, '/w.js': W });
 const { chromium } = await import('playwright-core');
-const browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'wexp-')), { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
+const browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'wexp-')), { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
 const page = browser.pages()[0] ?? await browser.newPage();
 await page.goto(server.url + '/');
-const cpu = (pred) => { let t = 0; for (const p of fs.readdirSync('/proc')) { if (!/^\d+$/.test(p)) continue; let c; try { c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); } catch { continue; } if (!c.includes('chromium') || !pred(c)) continue; const f = fs.readFileSync(`/proc/${p}/stat`, 'utf8'); const x = f.slice(f.lastIndexOf(')') + 2).split(' '); t += +x[11] + +x[12]; } return t / 100; };
-const bc = () => cpu((c) => !c.includes('--type=')), rc = () => cpu((c) => c.includes('--type=renderer'));
 for (const method of ['sync', 'writable', 'sync']) {
-  const b0 = bc(), r0 = rc();
+  const c0 = chromiumCpuSeconds();
   const r = await page.evaluate((m) => window.ask(m), { method, total: 1100e6, piece: 1 << 20 });
-  console.log(method, (r.ms / 1000).toFixed(2), 's', (r.bytes / 1e6).toFixed(0), 'MB; browser CPU', (bc() - b0).toFixed(2), 's; renderer CPU', (rc() - r0).toFixed(2));
+  console.log(method, (r.ms / 1000).toFixed(2), 's', (r.bytes / 1e6).toFixed(0), 'MB;', cpuText(chromiumCpuSeconds(c0)));
 }
 await browser.close(); process.exit(0);

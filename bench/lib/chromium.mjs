@@ -62,3 +62,29 @@ export async function launchChromium(executablePath) {
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
 }
+
+/**
+ * CPU seconds (user + system) used so far by Chromium's browser process and by its renderers,
+ * from /proc (Linux; clock ticks of 1/100 s); with `since` (an earlier reading), what they used
+ * after it.
+ */
+export function chromiumCpuSeconds(since = { browser: 0, renderers: 0 }) {
+  const out = { browser: 0, renderers: 0 };
+  for (const p of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    let cmd, stat;
+    try {
+      cmd = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
+      if (!cmd.includes('chromium')) continue;
+      stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // comm may contain spaces and parentheses: fields start after the last ')'.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const s = (Number(f[11]) + Number(f[12])) / 100;
+    if (!cmd.includes('--type=')) out.browser += s;
+    else if (cmd.includes('--type=renderer')) out.renderers += s;
+  }
+  return { browser: out.browser - since.browser, renderers: out.renderers - since.renderers };
+}
