@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../lib/config.mjs';
-import { CHROMIUM_FLAGS, serve, staticRoutes } from '../lib/chromium.mjs';
+import { CHROMIUM_FLAGS, serve, staticRoutes, threadCpuDelta, threadCpuSeconds } from '../lib/chromium.mjs';
 import { cpuStat, dropCaches } from '../lib/measure.mjs';
 import { deletePrefix, prefixBytes } from '../lib/s3.mjs';
 import { PASSWORD, warm } from '../lib/tools.mjs';
@@ -28,6 +28,8 @@ const ENGINE = path.join(ROOT, 'workers/engine.worker.ts');
 /** BENCH_BROWSER_SOURCE=opfs: back up a copy of the dataset in OPFS through its directory handle. */
 const STAGED = process.env.BENCH_BROWSER_SOURCE === 'opfs';
 const HZ = 100;
+/** BENCH_THREADS=1: log each timed call's CPU by process and thread (browser, renderer workers, ...). */
+const THREADS = process.env.BENCH_THREADS === '1';
 
 /** PIDs of the Chromium processes started with this profile directory. */
 function profilePids(profile) {
@@ -125,6 +127,11 @@ export async function chromiumTool(cfg, { s3, log }) {
     }
     const pids = profilePids(profile);
     const u0 = usage(pids);
+    // Threads that end during the call (the saver and decode workers) are read every 250 ms
+    // and counted with their last reading.
+    const th0 = THREADS ? threadCpuSeconds(pids) : undefined;
+    const th1 = new Map(th0);
+    const thTimer = th0 && setInterval(() => { for (const [k, v] of threadCpuSeconds(profilePids(profile))) th1.set(k, v); }, 250);
     const m0 = cpuStat();
     const p0 = usage(pids, { pss: true });
     let peak = p0.rss;
@@ -144,8 +151,13 @@ export async function chromiumTool(cfg, { s3, log }) {
       value = await fn();
     } finally {
       clearInterval(timer);
+      clearInterval(thTimer);
     }
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (th0) {
+      for (const [k, v] of threadCpuSeconds(profilePids(profile))) th1.set(k, v);
+      for (const { group, seconds } of threadCpuDelta(th0, th1)) log(`    cpu ${seconds.toFixed(2).padStart(6)} s  ${group}`);
+    }
     const u1 = usage(profilePids(profile), { pss: true });
     if (u1.page > peakPage) atPeak = u1.renderers;
     const m1 = cpuStat();

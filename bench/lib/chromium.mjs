@@ -13,6 +13,9 @@ export const CHROMIUM_FLAGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // BENCH_V8_PROF=<dir>: V8's sampling profiler writes one log per isolate (page, engine, each
+  // saver) into <dir>; `node --prof-process <log>` reads one.
+  ...(process.env.BENCH_V8_PROF ? [`--js-flags=--prof --logfile=${process.env.BENCH_V8_PROF}/v8.log`] : []),
 ];
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.map': 'application/json' };
@@ -87,4 +90,51 @@ export function chromiumCpuSeconds(since = { browser: 0, renderers: 0 }) {
     else if (cmd.includes('--type=renderer')) out.renderers += s;
   }
   return { browser: out.browser - since.browser, renderers: out.renderers - since.renderers };
+}
+
+/**
+ * CPU seconds used so far by each thread of the given processes, keyed `pid/tid`, with the
+ * process's kind (`browser`, or its `--type=`) and the thread's name. Threads that exited
+ * between two readings are missing from the later one (their time is lost to the delta).
+ */
+export function threadCpuSeconds(pids) {
+  const out = new Map();
+  for (const pid of pids) {
+    let kind, tids;
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      kind = /--type=([\w-]+)/.exec(cmd)?.[1] ?? 'browser';
+      tids = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out.set(`${pid}/${tid}`, { kind, pid, name, cpu: (Number(f[11]) + Number(f[12])) / 100 });
+      } catch {
+        // exited meanwhile
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * What each kind of thread used between two threadCpuSeconds() readings (a thread missing
+ * from `before` counts from zero), summed by process
+ * kind and thread name (numbered names such as `ThreadPoolForegroundWorker 3` summed; each Web
+ * Worker thread apart), most first.
+ */
+export function threadCpuDelta(before, after, min = 0.05) {
+  const sums = new Map();
+  for (const [key, t] of after) {
+    const d = t.cpu - (before.get(key)?.cpu ?? 0);
+    // Each Web Worker apart (the engine, each saver or decoder); pools of Chromium's own summed.
+    const group = `${t.kind} ${t.pid}: ${t.name.startsWith('DedicatedWorker') ? `${t.name} ${key.split('/')[1]}` : t.name.replace(/[\s\d]+$/, '')}`;
+    sums.set(group, (sums.get(group) ?? 0) + d);
+  }
+  return [...sums].filter(([, s]) => s >= min).sort((a, b) => b[1] - a[1]).map(([group, seconds]) => ({ group, seconds: Math.round(seconds * 100) / 100 }));
 }

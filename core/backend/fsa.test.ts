@@ -17,10 +17,14 @@ interface ModelOptions {
    * otherwise the DOMException name it throws (InvalidStateError: a picked folder).
    */
   sync?: string;
+  /** Read-only sync handles are refused as locked (a browser without that mode, a writer open). */
+  readLocked?: boolean;
 }
 
 /** How often each way of writing was asked for. */
 const calls = { sync: 0, writable: 0 };
+/** How often a read-only sync access handle was asked for. */
+let syncReads = 0;
 
 class ModelFile {
   readonly kind = 'file';
@@ -97,7 +101,21 @@ class ModelDir {
     const sync = this.opts.sync;
     if (sync !== undefined) {
       Object.assign(f, {
-        createSyncAccessHandle: async () => {
+        createSyncAccessHandle: async (o: { mode?: string } = {}) => {
+          if (o.mode === 'read-only') {
+            syncReads++;
+            if (sync) throw dom(sync);
+            if (this.opts.readLocked) throw dom('NoModificationAllowedError');
+            return {
+              getSize: () => f.data.length,
+              read: (b: Uint8Array, r: { at?: number } = {}) => {
+                const part = f.data.subarray(r.at ?? 0, (r.at ?? 0) + b.length);
+                b.set(part);
+                return part.length;
+              },
+              close: () => {},
+            };
+          }
           calls.sync++;
           if (sync) throw dom(sync);
           let data = f.data;
@@ -211,6 +229,38 @@ describe('FsaBackend', () => {
         expectBytes(await be.load(h), data);
       }
       expect(calls).toEqual(want);
+    }
+  });
+
+  it('reads long ranges through a read-only sync access handle, into the buffer given', async () => {
+    const be = await FsaBackend.create(model({ move: '', sync: '' }).handle);
+    const { h, data } = await testObject('data', 10, 600 << 10);
+    await be.save(h, data);
+    syncReads = 0;
+    const into = new Uint8Array(1 << 20);
+    const got = await be.load(h, { offset: 1000, length: 300 << 10, into });
+    expectBytes(got, data.subarray(1000, 1000 + (300 << 10)));
+    expect(got.buffer === into.buffer).toBe(true);
+    expect(got.byteOffset).toBe(0);
+    expectBytes(await be.load(h, { offset: 5, length: 300 << 10 }), data.subarray(5, 5 + (300 << 10)));
+    expectBytes(await be.load(h, { into }), data); // the whole object, named by the buffer alone
+    expect(syncReads).toBe(3);
+    expectBytes(await be.load(h, { offset: 7, length: 100 }), data.subarray(7, 107)); // short: a File read
+    expect(syncReads).toBe(3);
+    await expectCode(be.load(h, { offset: 400 << 10, length: 300 << 10 }), 'BACKEND_IO'); // past the end
+  });
+
+  it('falls back to File reads where read-only sync handles are refused', async () => {
+    for (const [opts, tries] of [
+      [{ move: '', sync: 'InvalidStateError' }, 1], // a picked folder: asked once
+      [{ move: '', sync: '', readLocked: true }, 3], // locked now: asked again next time
+    ] as const) {
+      const be = await FsaBackend.create(model(opts).handle);
+      const { h, data } = await testObject('data', 11, 400 << 10);
+      await be.save(h, data);
+      syncReads = 0;
+      for (let i = 0; i < 3; i++) expectBytes(await be.load(h, { offset: i, length: 300 << 10 }), data.subarray(i, i + (300 << 10)));
+      expect(syncReads).toBe(tries);
     }
   });
 

@@ -33,16 +33,46 @@ function ctrKey(key: Uint8Array): Promise<CryptoKey> {
 
 const ZERO_BLOCK = new Uint8Array(16);
 
+/**
+ * WebCrypto AES-CTR works on pieces of this many bytes (a multiple of 16). Chromium copies the
+ * input of each call and allocates its output; from about 1 MiB on both are fresh memory
+ * mapped for the call, whose page faults cost more than the cipher with AES instructions:
+ * 1 MiB calls ran at 560–600 MB/s in a Chromium worker, the same bytes in 128 KiB pieces at
+ * 900–1090 (256 KiB: 940, 512 KiB: 1000, 64 KiB: 890). Smaller pieces add a call each.
+ */
+const CTR_PIECE = 128 << 10;
+
+/** The counter block `blocks` 16-byte blocks after `iv` (a big-endian 128-bit integer, wrapping). */
+export function ctrAdd(iv: Uint8Array, blocks: number): Uint8Array {
+  const out = iv.slice(0, 16);
+  let carry = blocks;
+  for (let i = 15; i >= 0 && carry > 0; i--) {
+    const sum = out[i]! + (carry % 256);
+    out[i] = sum & 0xff;
+    carry = Math.floor(carry / 256) + (sum >> 8);
+  }
+  return out;
+}
+
 export const webPrimitives: Primitives = {
   async sha256(data) {
     return new Uint8Array(await subtle().digest('SHA-256', data as BufferSource));
   },
   async aes256ctr(key, iv, data, out) {
     const k = await ctrKey(key);
-    const ct = new Uint8Array(await subtle().encrypt({ name: 'AES-CTR', counter: iv as BufferSource, length: 128 }, k, data as BufferSource));
-    if (!out) return ct;
-    out.set(ct);
-    return out;
+    const piece = (counter: Uint8Array, bytes: Uint8Array) => subtle().encrypt({ name: 'AES-CTR', counter: counter as BufferSource, length: 128 }, k, bytes as BufferSource);
+    if (data.length <= CTR_PIECE) {
+      const ct = new Uint8Array(await piece(iv, data));
+      if (!out) return ct;
+      out.set(ct);
+      return out;
+    }
+    const dst = out ?? new Uint8Array(data.length);
+    // In order, each piece read before it is written: `out` may be `data` (in place).
+    for (let at = 0; at < data.length; at += CTR_PIECE) {
+      dst.set(new Uint8Array(await piece(ctrAdd(iv, at / 16), data.subarray(at, at + CTR_PIECE))), at);
+    }
+    return dst;
   },
   async aes128block(key, block) {
     // WebCrypto has no ECB; CTR with counter = block over 16 zero bytes yields E_k(block).
