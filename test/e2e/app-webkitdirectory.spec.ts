@@ -42,3 +42,35 @@ test('back up through <input webkitdirectory> and get a file back', async ({ pag
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('loose files without their folder are refused in plain words, and the folder then works', async ({ page }) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-e2e-wkd-'));
+  const tree = sampleTree(2);
+  try {
+    await materialize(tree, join(dir, 'Docs'));
+    await page.addInitScript(() => {
+      delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker;
+    });
+    await openApp(page);
+    await createOpfsRepo(page);
+    await gotoTab(page, 'Back up');
+    const input = page.getByLabel('Choose a folder to back up');
+    // What a browser that ignores webkitdirectory hands over: Files with no webkitRelativePath.
+    await input.evaluate((el: HTMLInputElement) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['one'], 'a.txt'));
+      dt.items.add(new File(['two'], 'b.txt'));
+      el.files = dt.files;
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await expect(page.getByRole('alert').filter({ hasText: 'Choose a folder, not files' })).toBeVisible();
+    await expect(page.getByTestId('pending-folder')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: /^Back up “/ })).toHaveCount(0);
+
+    await input.setInputFiles(join(dir, 'Docs'));
+    await expect(page.getByTestId('pending-folder')).toContainText(`“Docs”: ${tree.length} files`);
+    await expect(page.getByText('Choose a folder, not files')).toHaveCount(0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

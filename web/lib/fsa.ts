@@ -45,11 +45,16 @@ export async function ensurePermission(handle: FileSystemHandle, mode: 'read' | 
   throw appError('PERMISSION_DENIED');
 }
 
-/** The backup source for files chosen through `<input webkitdirectory>`. */
+/**
+ * The backup source for files chosen through `<input webkitdirectory>`. Throws NOT_A_FOLDER
+ * for files that came without their folder (a browser that ignores `webkitdirectory`, or
+ * files dropped on the input): each must be "<folder>/<name>" at least.
+ */
 export function sourceFromFileList(list: FileList | File[]): BackupSource & { kind: 'files' } {
   const files = [...list];
+  if (files.some((f) => !f.webkitRelativePath.includes('/'))) throw appError('NOT_A_FOLDER');
   // webkitRelativePath does not survive structured cloning, so it travels next to the files.
-  return { kind: 'files', files, relativePaths: files.map((f) => f.webkitRelativePath || f.name) };
+  return { kind: 'files', files, relativePaths: files.map((f) => f.webkitRelativePath) };
 }
 
 /** Asks where to save a download (File System Access only; callers check canSaveFile). */

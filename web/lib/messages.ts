@@ -10,7 +10,8 @@ export type AppErrorCode =
   | 'PERMISSION_DENIED' // the user (or the browser) refused access to a folder
   | 'PICKER_UNSUPPORTED' // no File System Access in this browser
   | 'WORKER_FAILED' // the engine worker could not start (old browser, blocked script)
-  | 'SECRET_UNREADABLE'; // remembered credentials could not be decrypted
+  | 'SECRET_UNREADABLE' // remembered credentials could not be decrypted
+  | 'NOT_A_FOLDER'; // files chosen without their folder (no webkitRelativePath)
 
 export type AnyErrorCode = EngineErrorCode | AppErrorCode;
 
@@ -64,6 +65,7 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   PICKER_UNSUPPORTED: ['Not supported in this browser', 'This browser cannot open folders for writing. Use “This browser” or a bucket, or try Chrome or Edge.'],
   WORKER_FAILED: ['The backup engine could not start', 'This browser could not start the background worker Cairn needs. Update the browser and reload.'],
   SECRET_UNREADABLE: ['Wrong password', 'That password does not unlock the saved credentials of this repository. Check it and try again.'],
+  NOT_A_FOLDER: ['Choose a folder, not files', 'The browser gave these files without the folder they are in, so their places in it are unknown. Choose the folder itself to back it up.'],
 };
 
 const KNOWN = new Set(Object.keys(TEXT));
