@@ -146,5 +146,6 @@ await run;
 console.log(`backup took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 await browser.close();
 chrome.kill();
+await new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once('exit', r))); // still writing its profile until then
 await server.close();
-fs.rmSync(profile, { recursive: true, force: true });
+fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
