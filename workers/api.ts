@@ -84,7 +84,13 @@ export type EngineErrorCode =
   /** unlockRemembered: nothing remembered for this location (or it was forgotten). */
   | 'NOT_REMEMBERED'
   /** This browser lacks an API the operation needs (message names it). */
-  | 'UNSUPPORTED';
+  | 'UNSUPPORTED'
+  /**
+   * This device's saved data (the engine's IndexedDB) cannot be opened: another tab still runs
+   * an older version of the app and holds it at its older database version. Retryable once
+   * that tab is closed or reloaded.
+   */
+  | 'CACHE_BLOCKED';
 
 export interface EngineError {
   code: EngineErrorCode;

@@ -101,13 +101,13 @@ test('the start-up hint only speeds up what the remembered list decides: a stale
   await expect(page.getByTestId('tree-list')).toHaveCount(0);
 });
 
-test('a cache kept by the previous database version is upgraded in place: the remembered key still opens, the old listing is dropped', async ({ page }) => {
-  const folderUrl = await keptFolder(page, 5);
-
-  // Rewrite the engine's database as version 1 had it (no `views` store; the listing on the
-  // remembered record), from a same-origin page the app does not run on.
+/**
+ * Rewrites the engine's database as version 1 had it (no `views` store; the listing on the
+ * remembered record), from a same-origin page the app does not run on; says what it moved.
+ */
+async function rewriteAsVersion1(page: Page): Promise<{ remembered: number; views: number }> {
   await page.goto('/icons/cairn.svg');
-  const moved = await page.evaluate(async () => {
+  return page.evaluate(async () => {
     const req = <T,>(r: IDBRequest<T>) => new Promise<T>((ok, no) => ((r.onsuccess = () => ok(r.result)), (r.onerror = () => no(r.error))));
     const open = (v: number, upgrade?: (d: IDBDatabase) => void) => {
       const r = indexedDB.open('cairn-engine', v);
@@ -139,6 +139,13 @@ test('a cache kept by the previous database version is upgraded in place: the re
     d1.close();
     return { remembered: all['remembered']!.length, views: views.length };
   });
+}
+
+test('a cache kept by the previous database version is upgraded in place: the remembered key still opens, the old listing is dropped', async ({ page }) => {
+  const folderUrl = await keptFolder(page, 5);
+
+  // Rewrite the engine's database as version 1 had it.
+  const moved = await rewriteAsVersion1(page);
   expect(moved).toEqual({ remembered: 1, views: 1 });
 
   // The app opens the folder again without a password; nothing kept is drawn first (the
@@ -166,4 +173,31 @@ test('a cache kept by the previous database version is upgraded in place: the re
   await page.goto(folderUrl);
   await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
   await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:early-listing-shown').length)).toBe(1);
+});
+
+test('a tab of the older version holding its database gets the new tab a plain message, not a wait; closing it lets the app open', async ({ page, context }) => {
+  const folderUrl = await keptFolder(page, 7);
+  expect(await rewriteAsVersion1(page)).toEqual({ remembered: 1, views: 1 });
+  // The older app's tab: a version-1 connection that, like that app, never lets go on request.
+  const old = await context.newPage();
+  await old.goto('/icons/cairn.svg');
+  await old.evaluate(
+    () =>
+      new Promise<void>((ok, no) => {
+        const r = indexedDB.open('cairn-engine', 1);
+        r.onsuccess = () => ((window as unknown as { held: IDBDatabase }).held = r.result) && ok();
+        r.onerror = () => no(r.error);
+      }),
+  );
+
+  await page.goto('about:blank');
+  await page.goto(folderUrl);
+  await expect(page.getByRole('alert').filter({ hasText: 'Cairn is open in another tab' })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('tree-list')).toHaveCount(0);
+
+  await old.close();
+  await page.goto('about:blank');
+  await page.goto(folderUrl);
+  await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
+  await expect(page.getByText('Cairn is open in another tab')).toHaveCount(0);
 });

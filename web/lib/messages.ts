@@ -59,6 +59,7 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   NO_REPOSITORY: ['No repository open', 'Open a repository first.'],
   BUSY: ['Busy', 'Another backup, restore or download is still running. Wait for it to finish, or cancel it.'],
   NOT_REMEMBERED: ['Password needed', 'This device does not remember the key of this repository (any more). Type the password.'],
+  CACHE_BLOCKED: ['Cairn is open in another tab', 'Another tab still runs an older version of Cairn and holds what this device keeps for it (remembered repositories, the offline copy). Close or reload that tab, then try again.'],
   UNSUPPORTED: ['Not supported in this browser', 'This browser lacks a feature this needs. Chrome, Edge, Firefox and Safari in recent versions all work for backups into this browser or a bucket.'],
   NEEDS_NETWORK: ['Needs the network', 'Restoring from a bucket needs an internet connection. Browsing and searching work offline; connect to restore data.'],
   PERMISSION_DENIED: ['Permission needed', 'The browser did not give access to that folder. Choose it again and allow access.'],

@@ -13,6 +13,7 @@
 //   meta       name               → small values (this browser profile's client ID)
 
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { EngineFault } from '../errors';
 
 export type CachedType = 'config' | 'keys' | 'snapshots' | 'index' | 'tree';
 
@@ -66,8 +67,9 @@ const DB_NAME = 'cairn-engine';
 const DB_VERSION = 2;
 let db: Promise<IDBPDatabase<CairnCacheDB>> | undefined;
 
-function open(): Promise<IDBPDatabase<CairnCacheDB>> {
+function open(onBlocked?: () => void): Promise<IDBPDatabase<CairnCacheDB>> {
   return openDB<CairnCacheDB>(DB_NAME, DB_VERSION, {
+    blocked: onBlocked,
     upgrade(d, old, _new, tx) {
       if (old < 1) {
         const objects = d.createObjectStore('objects', { keyPath: ['repo', 'type', 'name'] });
@@ -94,19 +96,43 @@ function open(): Promise<IDBPDatabase<CairnCacheDB>> {
   });
 }
 
+/**
+ * Set while the open waits for another tab to let go of an older version of the database:
+ * that tab runs an older app (without the `versionchange` handler below) and the upgrade
+ * cannot start until it is closed or reloaded. Callers then fail at once with CACHE_BLOCKED
+ * instead of waiting on the open; the open itself goes on and ends the wait when it can.
+ */
+let blocked: EngineFault | undefined;
+/** Callers waiting on the open, failed as soon as it turns out to be blocked. */
+const waiting = new Set<(e: EngineFault) => void>();
+
 function database(): Promise<IDBPDatabase<CairnCacheDB>> {
-  db ??= open().then((d) => {
-    // A newer version of the app (another tab) wants to upgrade: let it; reopen on next use.
-    d.addEventListener('versionchange', () => {
-      d.close();
+  if (!db) {
+    blocked = undefined;
+    db = open(() => {
+      blocked = new EngineFault('CACHE_BLOCKED', 'another tab runs an older version of Cairn and holds this device’s saved data; close or reload it', { retryable: true });
+      for (const fail of waiting) fail(blocked);
+      waiting.clear();
+    }).then((d) => {
+      blocked = undefined;
+      // A newer version of the app (another tab) wants to upgrade: let it; reopen on next use.
+      d.addEventListener('versionchange', () => {
+        d.close();
+        db = undefined;
+      });
+      return d;
+    }).catch((e) => {
+      blocked = undefined;
       db = undefined;
+      throw e;
     });
-    return d;
-  }).catch((e) => {
-    db = undefined;
-    throw e;
+  }
+  if (blocked) return Promise.reject(blocked);
+  const opening = db;
+  return new Promise((resolve, reject) => {
+    waiting.add(reject);
+    opening.then(resolve, reject).finally(() => waiting.delete(reject));
   });
-  return db;
 }
 
 export async function getObject(repo: string, type: CachedType, name: string): Promise<Uint8Array | undefined> {
@@ -187,12 +213,26 @@ export async function getView(locationKey: string): Promise<ViewRecord | undefin
 }
 
 /**
- * The page's one read at start-up: opens the database, reads the kept listing's record and
- * closes again at once, so the page never holds a connection (nor reads another store).
+ * The page's one read at start-up: opens the database at whatever version it has, reads the
+ * kept listing's record and closes again at once, so the page never holds a connection (nor
+ * reads another store). It never creates or upgrades the database: an open that asked for a
+ * version would queue behind (and ahead of) the engine's, and wait with it on any tab of an
+ * older app still holding the old version, where the engine's own open is the one that must
+ * hear of it (CACHE_BLOCKED). No database, or one without `views` (version 1): nothing kept.
  */
 export async function readViewOnce(locationKey: string): Promise<ViewRecord | undefined> {
-  const d = await open();
+  let d: IDBPDatabase<CairnCacheDB>;
   try {
+    d = await openDB<CairnCacheDB>(DB_NAME, undefined, {
+      upgrade(_d, _old, _new, tx) {
+        tx.abort(); // only when there is no database yet: leave its making to the engine
+      },
+    });
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!d.objectStoreNames.contains('views')) return undefined;
     return await d.get('views', locationKey);
   } finally {
     d.close();
