@@ -151,6 +151,28 @@ const bench = {
     const r = await api().restoreToFolder(snapshotId, [], target);
     return { ...r, pageMs: performance.now() - t0 };
   },
+  /**
+   * Downloads the whole snapshot as a ZIP the way the app does (the engine's streamed download
+   * and its pull protocol), minus the service worker and the disk: the bytes are counted and dropped.
+   */
+  async zip(snapshotId: string) {
+    const t0 = performance.now();
+    const ticket = await api().download(snapshotId, [], 'zip');
+    const port = ticket.port;
+    let bytes = 0;
+    for (;;) {
+      const m = await new Promise<{ type: string; bytes?: Uint8Array; message?: string }>((resolve) => {
+        port.onmessage = (ev) => resolve(ev.data);
+        port.postMessage({ type: 'pull' });
+      });
+      if (m.type === 'chunk') bytes += m.bytes!.length;
+      else if (m.type === 'end') break;
+      else throw new Error(m.message ?? 'download failed');
+    }
+    port.close();
+    const r = await api().downloadResult(ticket.id);
+    return { ...r, zipBytes: bytes, pageMs: performance.now() - t0 };
+  },
   async restoredBytes(name: string) {
     return dirBytes(await opfsDir([RESTORE_DIR, name]));
   },

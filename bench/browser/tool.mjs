@@ -8,6 +8,7 @@
 //   local       repository in OPFS (on disk in the persistent profile under BENCH_DATA/scratch)
 //   s3          repository in the local radosgw, S3 keys given to the engine (CORS allows *)
 //   restore     into an OPFS folder; file count and bytes are checked
+//   zip         the app's streamed ZIP download of the snapshot, pulled by the page and dropped
 //   check       not in the EngineApi: reported as unavailable
 // Wall time is taken around the page call; peak memory is the summed PSS of all Chromium
 // processes of this profile (browser, renderer with the engine and saver workers, utility
@@ -235,6 +236,11 @@ export async function chromiumTool(cfg, { s3, log }) {
       const got = await page.evaluate((n) => window.cairnBench.restoredBytes(n), name);
       await page.evaluate((n) => window.cairnBench.removeRestore(n), name);
       return { ...r, restored: got };
+    },
+    async zip(repo, snapshot, opts = {}) {
+      const r = await timedCall(() => page.evaluate((s) => window.cairnBench.zip(s), snapshot), opts);
+      if (r.value.errors?.length) throw new Error(`zip: ${r.value.errors.length} errors, first: ${r.value.errors[0].message}`);
+      return { ...r, zipFiles: r.value.files };
     },
     /** Unlock: key derivation, config and index (the app's "open repository"). */
     async open(repo, opts = {}) {

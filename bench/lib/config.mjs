@@ -32,7 +32,7 @@ const list = (name, all) => {
 export const DATASETS = ['d1', 'd2', 'd3', 'd4'];
 export const TOOLS = ['restic', 'cairn', 'chromium'];
 export const TARGETS = ['local', 's3'];
-export const PHASES = ['open', 'backup', 'unchanged', 'changed', 'restore', 'check'];
+export const PHASES = ['open', 'backup', 'unchanged', 'changed', 'restore', 'zip', 'check'];
 export const SECTIONS = ['macro', 'micro', 'dedup', 'profile'];
 
 export function loadConfig() {

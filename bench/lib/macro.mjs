@@ -10,6 +10,10 @@
 //              files rounds to zero (D3: 2 files, D4: 1 file).
 //   restore    restore of the first snapshot into an empty directory (file count and bytes
 //              checked afterwards)
+//   zip        the first snapshot as one ZIP archive, thrown away: `restic dump --archive zip
+//              <id> /` to /dev/null; in Chromium the app's streamed download (the engine's
+//              producer and its pull protocol, without the service worker and the disk); the
+//              Node CLI has no `dump`
 //   check      check --read-data
 // The page cache is dropped before every timed command when allowed, then the tool's own
 // binaries are read back in, so data and repository start cold and the program does not.
@@ -169,6 +173,15 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
                 return { bytes: ds.bytes, files: ds.files, restoreMismatch: bad, note: bad };
               });
               fs.rmSync(out, { recursive: true, force: true });
+            }
+          }
+          if (cfg.phases.includes('zip')) {
+            for (const tool of order) {
+              if (tool.supportsPhase?.('zip') === false) continue;
+              await step('zip', tool, (st2) => tool.zip(st2.repo, st2.first, timedOpts(tool)), async (st2, r) => {
+                const bad = r.zipFiles !== undefined && r.zipFiles !== ds.files ? `zipped ${r.zipFiles} files, expected ${ds.files}` : undefined;
+                return { bytes: ds.bytes, files: ds.files, note: bad };
+              });
             }
           }
           if (cfg.phases.includes('check')) {

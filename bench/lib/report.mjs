@@ -23,6 +23,7 @@ export const PHASE_LABELS = {
   unchanged: 'unchanged re-backup',
   changed: 're-backup after 1 % change',
   restore: 'restore',
+  zip: 'snapshot as ZIP',
   check: 'check --read-data',
 };
 

@@ -61,6 +61,13 @@ class CliTool {
     if (r.code !== 0) throw fail(`${this.name} restore`, r);
     return r;
   }
+  /** The whole snapshot as one ZIP archive on stdout, thrown away: `dump --archive zip <id> /`. */
+  async zip(repo, snapshot, opts) {
+    const [cmd, pre] = this.command();
+    const r = await timed('sh', ['-c', '"$0" "$@" > /dev/null', cmd, ...pre, '-r', repo.url, 'dump', '--archive', 'zip', snapshot, '/'], { env: this.env(repo), ...opts });
+    if (r.code !== 0) throw fail(`${this.name} dump --archive zip`, r);
+    return r;
+  }
   /** Process start, key derivation and opening the repository: `cat config`. */
   async open(repo, opts) {
     const r = await this.run(repo, ['cat', 'config'], opts);
@@ -108,6 +115,10 @@ export class CairnNode extends CliTool {
   }
   command() {
     return [process.execPath, [this.cfg.cairn]];
+  }
+  /** The CLI has no `dump`. */
+  supportsPhase(phase) {
+    return phase !== 'zip';
   }
   initArgs() {
     return ['init', '--repository-version', '2', '-q'];

@@ -9,13 +9,15 @@ import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { walk } from '../walker';
-import { contentSize, fileContent } from './file-stream';
+import { contentSize } from './file-stream';
+import { lookahead } from './lookahead';
 import type { RestoreError, RestoreResult } from './restorer';
 import { ZipWriter, type ZipSink } from './zip';
 
 export interface ZipTreeOptions {
   signal?: AbortSignal;
   onProgress?: (p: ProgressSnapshot) => void;
+  /** Blob loads in flight, across files (default 16; see ./lookahead.ts). */
   prefetch?: number;
   forceZip64?: boolean;
 }
@@ -58,7 +60,7 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   progress.errors = 0;
 
   if (root.kind === 'tree' && root.name) await zip.directory(root.name, { mtime: new Date() });
-  for await (const { path, node } of items()) {
+  for await (const { path, node, content } of lookahead(repo, items(), { signal, blobs: opts.prefetch })) {
     throwIfAborted(signal);
     const name = path.join('/');
     const meta = { mtime: mtimeOf(node), mode: permOf(node) };
@@ -75,7 +77,7 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
     if (node.type !== 'file') continue; // devices, fifos, sockets have no content to download
     progress.current.add(name);
     try {
-      await zipFile(repo, zip, name, node, meta, opts, (n) => {
+      await zipFile(repo, zip, name, node, content, meta, (n) => {
         progress.done.bytes += n;
         result.bytes += n;
         progress.tick();
@@ -100,9 +102,8 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   return { ...result, errors };
 }
 
-async function zipFile(repo: Repository, zip: ZipWriter, name: string, node: Node, meta: { mtime: Date; mode: number }, opts: ZipTreeOptions, onBytes: (n: number) => void): Promise<void> {
+async function zipFile(repo: Repository, zip: ZipWriter, name: string, node: Node, stream: AsyncGenerator<Uint8Array>, meta: { mtime: Date; mode: number }, onBytes: (n: number) => void): Promise<void> {
   const size = contentSize(repo, node);
-  const stream = fileContent(repo, node, { signal: opts.signal, prefetch: opts.prefetch });
   // Read the first blob before the entry starts: a file that fails at once is left out whole.
   const first = await stream.next();
   async function* rest() {

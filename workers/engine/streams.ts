@@ -10,6 +10,14 @@ export class ByteQueue {
   readonly #coalesce: number;
   #chunks: Uint8Array[] = [];
   #bytes = 0;
+  /**
+   * Small pieces gather here until it is full or a large piece comes; the consumer takes it
+   * then (a view of its start: the buffer is the consumer's from then on, a new one follows).
+   * Merging each small piece into a fresh, larger copy of the last one instead copied a
+   * 256 KiB chunk of many small files ~18 times over.
+   */
+  #gather: Uint8Array | undefined;
+  #gathered = 0;
   #ended = false;
   #error: unknown;
   #wakeConsumer: (() => void) | undefined;
@@ -23,17 +31,28 @@ export class ByteQueue {
   async push(chunk: Uint8Array): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
     if (chunk.length === 0) return;
-    const last = this.#chunks[this.#chunks.length - 1];
-    if (last && chunk.length < 64 << 10 && last.length + chunk.length <= this.#coalesce) {
-      const merged = new Uint8Array(last.length + chunk.length);
-      merged.set(last);
-      merged.set(chunk, last.length);
-      this.#chunks[this.#chunks.length - 1] = merged;
-    } else this.#chunks.push(chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : chunk.slice());
+    if (chunk.length < 64 << 10 && chunk.length <= this.#coalesce) {
+      if (this.#gathered + chunk.length > this.#coalesce) this.#flush();
+      this.#gather ??= new Uint8Array(this.#coalesce);
+      this.#gather.set(chunk, this.#gathered);
+      this.#gathered += chunk.length;
+      if (this.#gathered === this.#coalesce) this.#flush();
+    } else {
+      this.#flush();
+      this.#chunks.push(chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : chunk.slice());
+    }
     this.#bytes += chunk.length;
     this.#wakeConsumer?.();
     while (this.#bytes >= this.#high && this.#error === undefined) await new Promise<void>((r) => (this.#wakeProducer = r));
     if (this.#error !== undefined) throw this.#error;
+  }
+
+  /** Hands what was gathered to the consumer's side. */
+  #flush(): void {
+    if (!this.#gather || this.#gathered === 0) return;
+    this.#chunks.push(this.#gather.subarray(0, this.#gathered));
+    this.#gather = undefined;
+    this.#gathered = 0;
   }
 
   end(error?: unknown): void {
@@ -47,6 +66,8 @@ export class ByteQueue {
   cancel(): void {
     this.#error ??= new CairnError('ABORTED', 'download cancelled');
     this.#chunks = [];
+    this.#gather = undefined;
+    this.#gathered = 0;
     this.#bytes = 0;
     this.#wakeProducer?.();
   }
@@ -54,6 +75,8 @@ export class ByteQueue {
   /** The next piece, or undefined at the end; throws the producer's error. */
   async next(): Promise<Uint8Array | undefined> {
     for (;;) {
+      // Nothing else queued: what was gathered goes now rather than wait for more.
+      if (this.#chunks.length === 0) this.#flush();
       const c = this.#chunks.shift();
       if (c) {
         this.#bytes -= c.length;
