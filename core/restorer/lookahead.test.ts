@@ -1,113 +1,180 @@
+// lookahead() over a real repository in memory: what comes out is every file's verified bytes
+// in order; what goes on underneath is few range reads, within the budget.
+
 import { describe, expect, it } from 'vitest';
-import { CairnError } from '../errors';
-import type { Node } from '../data/node';
-import type { Repository } from '../repository/repository';
-import { lookahead } from './lookahead';
+import { seededBytes } from '../../test/fixtures/chunker/generate';
+import { memRepo } from '../../test/helpers/mem-repo';
+import { MemSource, type MemDir } from '../../test/helpers/mem-source';
+import type { Backend, Handle, LoadOptions } from '../backend/backend';
+import type { Node } from '../data';
+import { backup } from '../archiver/archiver';
+import { inProcessPool } from '../archiver/pool';
+import { walk } from '../walker';
+import { decodeBlob } from '../repository/blob-codec';
+import { Repository } from '../repository/repository';
+import { lookahead, type LookaheadOptions } from './lookahead';
+import type { PackDecoder } from './restorer';
 
-/** A repository of `size`-byte blobs named "b<size>-<n>", each load resolved by hand or after a tick. */
-function fakeRepo(opts: { missing?: Set<string>; failing?: Set<string>; manual?: boolean } = {}) {
-  const stats = { inFlight: 0, maxInFlight: 0, held: 0, maxHeld: 0, started: [] as string[] };
-  const pending: (() => void)[] = [];
-  const size = (id: string) => Number(/^b(\d+)-/.exec(id)![1]);
-  const repo = {
-    lookupBlob: (_t: string, id: string) => (opts.missing?.has(id) ? undefined : { length: size(id) + 32, uncompressedLength: 0 }),
-    loadBlob: (_t: string, id: string) => {
-      stats.started.push(id);
-      stats.inFlight++;
-      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
-      return new Promise<Uint8Array>((resolve, reject) => {
-        const done = () => {
-          stats.inFlight--;
-          if (opts.failing?.has(id)) reject(new CairnError('BAD_PACK', `cannot read ${id}`));
-          else resolve(new TextEncoder().encode(id));
-        };
-        if (opts.manual) pending.push(done);
-        else setTimeout(done, 1);
-      });
-    },
-  } as unknown as Repository;
-  return { repo, stats, release: () => pending.splice(0).forEach((f) => f()) };
+const text = (s: string) => new TextEncoder().encode(s);
+
+/** `inner` with another load(). */
+function withLoad(inner: Backend, load: Backend['load']): Backend {
+  return {
+    location: inner.location,
+    connections: inner.connections,
+    save: (h, d, o) => inner.save(h, d, o),
+    load,
+    stat: (h, o) => inner.stat(h, o),
+    list: (t, o) => inner.list(t, o),
+    remove: (h, o) => inner.remove(h, o),
+    close: () => inner.close(),
+  };
 }
 
-const file = (name: string, content: string[]): { name: string; node: Node } => ({ name, node: { name, type: 'file', content } as unknown as Node });
-const dir = (name: string): { name: string; node: Node } => ({ name, node: { name, type: 'dir' } as unknown as Node });
-async function* from<T>(xs: T[]): AsyncGenerator<T> {
-  for (const x of xs) yield x;
-}
-async function readAll(items: AsyncIterable<{ name: string; content: AsyncGenerator<Uint8Array> }>) {
-  const out: [string, string[] | string][] = [];
-  for await (const it of items) {
-    const got: string[] = [];
+/** Counts the data reads a repository makes, and how many run at once. */
+function counting(inner: Backend) {
+  const stats = { loads: 0, inFlight: 0, maxInFlight: 0 };
+  const be = withLoad(inner, async (h: Handle, o?: LoadOptions) => {
+    if (h.type !== 'data') return inner.load(h, o);
+    stats.loads++;
+    stats.maxInFlight = Math.max(stats.maxInFlight, ++stats.inFlight);
     try {
-      for await (const b of it.content) got.push(new TextDecoder().decode(b));
-      out.push([it.name, got]);
+      await new Promise((r) => setTimeout(r, 1));
+      return await inner.load(h, o);
+    } finally {
+      stats.inFlight--;
+    }
+  });
+  return { be, stats };
+}
+
+const small = Array.from({ length: 40 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, text(`file ${i}\n`.repeat(i * 50 + 1))] as const);
+const big = seededBytes(7, 5 << 20); // several chunks
+
+async function fixture() {
+  const { repo, backend } = await memRepo();
+  const dir: MemDir = { 'big.bin': { data: big }, 'dup.txt': { data: small[5]![1] } };
+  for (const [n, d] of small) dir[n] = { data: d };
+  const src = new MemSource({ top: dir });
+  const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/top'] });
+  const { be, stats } = counting(backend);
+  const fresh = await Repository.open(be, 'unit-test-password');
+  await fresh.loadIndex();
+  return { repo: fresh, tree: r.snapshot.tree, stats, backend };
+}
+
+const want = new Map<string, Uint8Array>([['top/big.bin', big], ['top/dup.txt', small[5]![1]], ...small.map(([n, d]) => [`top/${n}`, d] as [string, Uint8Array])]);
+
+/** Every file's bytes (or its error), and each buffer handed over (none twice). */
+async function zipLike(repo: Repository, tree: string, opts: LookaheadOptions) {
+  const got = new Map<string, Uint8Array | string>();
+  const handed = new Set<Uint8Array>();
+  for await (const { path, node, content } of lookahead(repo, walk(repo, tree), opts)) {
+    if (node.type !== 'file') continue;
+    const parts: Uint8Array[] = [];
+    try {
+      for await (const b of content) {
+        if (handed.has(b)) throw new Error(`the same array handed over twice (${path.join('/')})`);
+        handed.add(b);
+        parts.push(b.slice());
+      }
+      got.set(path.join('/'), Buffer.concat(parts));
     } catch (e) {
-      out.push([it.name, `${(e as CairnError).code} after ${got.length}`]);
+      got.set(path.join('/'), `${(e as { code: string }).code} after ${parts.length}`);
     }
   }
-  return out;
+  return got;
+}
+
+/** A PackDecoder in this thread, as the worker pool would answer. */
+function localDecoder(): { decode: PackDecoder; calls: number[] } {
+  const calls: number[] = [];
+  const decode: PackDecoder = async (key, bytes, blobs) => {
+    calls.push(blobs.length);
+    const results = await Promise.all(blobs.map((b) => decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, true).then((plain) => ({ plain }), (error: unknown) => ({ error }))));
+    return { bytes, results };
+  };
+  return { decode, calls };
 }
 
 describe('lookahead', () => {
-  it('hands over every item in order with its content, and keeps loads within the budget', async () => {
-    const { repo, stats } = fakeRepo();
-    const items = [file('a', ['b100-1', 'b100-2']), dir('d'), file('e', []), ...Array.from({ length: 30 }, (_, i) => file(`f${i}`, [`b10-${i}`, `b10-${i}x`]))];
-    const got = await readAll(lookahead(repo, from(items), { blobs: 4, bytes: 1000 }));
-    expect(got).toEqual(items.map((x) => [x.name, (x.node.content ?? []) as string[]]));
-    expect(stats.maxInFlight).toBe(4);
-    expect(stats.started.length).toBe(62); // each blob once
+  it('hands over every file in order, verified, reading neighbouring blobs as one range', async () => {
+    const { repo, tree, stats } = await fixture();
+    const blobs = [...want.values()].length - 1 + 5; // at least one blob per small file, several for big.bin
+    const got = await zipLike(repo, tree, { ranges: 3 });
+    expect([...got.keys()]).toEqual([...want.keys()].sort());
+    for (const [k, v] of want) expect(Buffer.compare(got.get(k) as Uint8Array, v), k).toBe(0);
+    expect(stats.loads).toBeLessThan(blobs / 3); // the 40 small files sit side by side in a pack
+    expect(stats.maxInFlight).toBeLessThanOrEqual(3);
   });
 
-  it('loads the next files while the first one waits', async () => {
-    const { repo, stats, release } = fakeRepo({ manual: true });
-    const items = Array.from({ length: 10 }, (_, i) => file(`f${i}`, [`b10-${i}`]));
-    const it = lookahead(repo, from(items), { blobs: 5 })[Symbol.asyncIterator]();
-    const first = await it.next();
-    const blob = first.value!.content.next();
-    await new Promise((r) => setTimeout(r, 5));
-    expect(stats.started).toEqual(['b10-0', 'b10-1', 'b10-2', 'b10-3', 'b10-4']);
-    release();
-    expect(new TextDecoder().decode((await blob).value)).toBe('b10-0');
+  it('decodes ranges of 64 KiB or more through the given PackDecoder', async () => {
+    const { repo, tree } = await fixture();
+    const { decode, calls } = localDecoder();
+    const got = await zipLike(repo, tree, { decodePack: decode, rangeBytes: 1 << 20 });
+    for (const [k, v] of want) expect(Buffer.compare(got.get(k) as Uint8Array, v), k).toBe(0);
+    expect(calls.length).toBeGreaterThan(0);
   });
 
-  it('holds no more plaintext ahead than the byte budget, but always loads a blob larger than it', async () => {
-    const { repo, stats } = fakeRepo();
-    let held = 0;
-    const orig = repo.loadBlob.bind(repo);
-    (repo as { loadBlob: Repository['loadBlob'] }).loadBlob = (t, id, s) => {
-      held += Number(/^b(\d+)-/.exec(id)![1]);
-      stats.maxHeld = Math.max(stats.maxHeld, held);
-      return orig(t, id, s);
-    };
-    const items = [file('big', ['b5000-1', 'b5000-2']), ...Array.from({ length: 20 }, (_, i) => file(`f${i}`, [`b300-${i}`]))];
-    for await (const x of lookahead(repo, from(items), { blobs: 8, bytes: 1000 })) {
-      for await (const b of x.content) held -= Number(/^b(\d+)-/.exec(new TextDecoder().decode(b))![1]);
+  it('keeps what it reads ahead within the byte budget (one blob larger than it still loads)', async () => {
+    const { repo, tree, backend } = await fixture();
+    let ahead = 0;
+    let most = 0;
+    const be = withLoad(backend, async (h, o) => {
+      const bytes = await backend.load(h, o);
+      if (h.type === 'data') most = Math.max(most, (ahead += bytes.length));
+      return bytes;
+    });
+    const r2 = await Repository.open(be, 'unit-test-password');
+    await r2.loadIndex();
+    for await (const { node, content } of lookahead(r2, walk(r2, tree), { bytes: 256 << 10, rangeBytes: 128 << 10 })) {
+      if (node.type !== 'file') continue;
+      for await (const b of content) ahead -= b.length + 32; // sealed size, near enough
     }
-    expect(stats.maxHeld).toBeLessThanOrEqual(5000 + 300); // the big one alone, at most a small one beside
-    expect(stats.started.length).toBe(22);
+    expect(most).toBeLessThan((256 << 10) + (8 << 20) + (128 << 10));
   });
 
-  it('a missing or unreadable blob fails its own file only; an abandoned file frees its loads', async () => {
-    const { repo } = fakeRepo({ missing: new Set(['b10-m']), failing: new Set(['b10-x']) });
-    const items = [file('ok1', ['b10-1']), file('missing', ['b10-2', 'b10-m', 'b10-3']), file('bad', ['b10-x', 'b10-4']), ...Array.from({ length: 12 }, (_, i) => file(`t${i}`, [`b10-t${i}`, `b10-u${i}`]))];
-    const got = await readAll(lookahead(repo, from(items), { blobs: 3 }));
-    expect(got.slice(0, 4)).toEqual([
-      ['ok1', ['b10-1']],
-      ['missing', 'BLOB_NOT_FOUND after 1'],
-      ['bad', 'BAD_PACK after 0'],
-      ['t0', ['b10-t0', 'b10-u0']],
-    ]);
-    expect(got).toHaveLength(15);
+  it('a damaged blob fails its own file only, after a retry alone; an unknown one fails as missing', async () => {
+    const { repo, tree, backend } = await fixture();
+    // Damage the first small file's blob in its pack.
+    const node = (await collect(repo, tree)).find((n) => n.name === 'f03.txt')!;
+    const loc = repo.lookupBlob('data', node.content![0]!)!;
+    const pack = await backend.load({ type: 'data', name: loc.packID });
+    pack[loc.offset + 20]! ^= 0xff;
+    await backend.remove({ type: 'data', name: loc.packID });
+    await backend.save({ type: 'data', name: loc.packID }, pack);
+    const got = await zipLike(repo, tree, {});
+    expect(got.get('top/f03.txt')).toBe('MAC_MISMATCH after 0');
+    for (const [k, v] of want) if (k !== 'top/f03.txt') expect(Buffer.compare(got.get(k) as Uint8Array, v), k).toBe(0);
+
+    async function* items() {
+      yield { node: { name: 'x', type: 'file', content: ['00'.repeat(32)] } as unknown as Node };
+      yield { node: { name: 'y', type: 'file', content: node.content } as unknown as Node };
+    }
+    const out: string[] = [];
+    for await (const { content } of lookahead(repo, items(), {})) {
+      try {
+        for await (const _ of content) out.push('bytes');
+      } catch (e) {
+        out.push((e as { code: string }).code);
+      }
+    }
+    expect(out).toEqual(['BLOB_NOT_FOUND', 'MAC_MISMATCH']);
   });
 
-  it('items whose content is never read do not stall the ones after them', async () => {
-    const { repo } = fakeRepo();
-    const items = Array.from({ length: 40 }, (_, i) => file(`f${i}`, [`b10-${i}a`, `b10-${i}b`, `b10-${i}c`]));
+  it('files whose content is left unread do not stall the ones after them', async () => {
+    const { repo, tree } = await fixture();
     const names: string[] = [];
-    for await (const x of lookahead(repo, from(items), { blobs: 2 })) {
-      names.push(x.name);
-      if (names.length % 2 === 0) await x.content.next(); // read one blob of every other file, leave the rest
+    for await (const { path, node, content } of lookahead(repo, walk(repo, tree), { ranges: 1, rangeBytes: 4096 })) {
+      names.push(path.join('/'));
+      if (node.type === 'file' && names.length % 2 === 0) await content.next(); // one blob of every other file
     }
-    expect(names).toHaveLength(40);
+    expect(names.filter((n) => n.startsWith('top/'))).toHaveLength(42);
   });
 });
+
+async function collect(repo: Repository, tree: string): Promise<Node[]> {
+  const out: Node[] = [];
+  for await (const { node } of walk(repo, tree)) out.push(node);
+  return out;
+}

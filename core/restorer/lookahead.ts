@@ -1,31 +1,53 @@
 // Loads the blobs of the files coming next while the current one is written: for streams
 // that must go in file order (a ZIP), where a file-by-file loop waits for one small blob at a
-// time. A browser backend answers a small read after a round trip to the browser process, so
-// 5000 small files cost 5000 waits in a row; with several in flight they overlap.
+// time. A browser backend answers each read after a round trip to the browser process, so
+// 5000 small files cost 5000 waits in a row.
 //
-// The window spans files: up to `blobs` loads in flight, and no more than `bytes` of their
-// plaintext held (a single blob larger than that still loads, alone). Blobs start in file
-// order, so the file being written never waits behind a later one's.
+// Blobs read ahead that lie near each other in one pack (a backup stores a folder's files
+// about in order, if interleaved) are read as one range, and decoded together: on other threads
+// when a PackDecoder is given (as restore does), else here. Ranges start in file order, so the
+// file being written never waits behind a later one's. Budget: `ranges` reads in flight, and
+// no more than `bytes` of plaintext loaded ahead (a blob larger than that still loads, alone).
+// A blob whose range fails is read again alone through Repository.loadBlob, which tries every
+// copy the index knows.
 
 import { CairnError } from '../errors';
 import type { Node } from '../data/node';
+import type { BlobLocation } from '../index/master-index';
 import type { Repository } from '../repository/repository';
-import { plainLength } from '../repository/blob-codec';
+import { decodeBlob, plainLength } from '../repository/blob-codec';
+import type { PackDecoder } from './restorer';
 
 export interface LookaheadOptions {
   signal?: AbortSignal;
-  /** Blob loads in flight at most (default 16). */
-  blobs?: number;
-  /** Plaintext bytes of blobs loaded ahead at most (default 32 MiB). */
+  /** Range reads in flight at most (default 8). */
+  ranges?: number;
+  /** Plaintext bytes loaded ahead at most (default 32 MiB). */
   bytes?: number;
+  /** Bytes one range read spans at most (default 4 MiB). */
+  rangeBytes?: number;
+  /** Decodes ranges of at least 64 KiB elsewhere (other threads); without it, here. */
+  decodePack?: PackDecoder;
 }
 
+/** Loads read ahead that one range looks through for blobs of its pack. */
+const SCAN = 1024;
+/** Smaller ranges are decoded here: a trip to another thread would cost about as much. */
+const DECODE_ELSEWHERE = 64 << 10;
+
 interface Load {
-  id?: string;
+  id: string;
+  loc?: BlobLocation;
   size: number;
   bytes?: Promise<Uint8Array>;
-  /** Counted in the budget while started and not yet handed over or dropped. */
+  group?: Group;
+  /** Counted in `held` while started and not yet handed over or dropped. */
   counted?: boolean;
+}
+
+interface Group {
+  /** Loads of this range not yet handed over or dropped. */
+  open: number;
 }
 
 /**
@@ -34,65 +56,139 @@ interface Load {
  * what it left unread is dropped when the next item is asked for.
  */
 export async function* lookahead<T extends { node: Node }>(repo: Repository, items: AsyncIterable<T>, opts: LookaheadOptions = {}): AsyncGenerator<T & { content: AsyncGenerator<Uint8Array> }> {
-  const maxBlobs = Math.max(1, opts.blobs ?? 16);
+  const maxRanges = Math.max(1, opts.ranges ?? 8);
   const maxBytes = opts.bytes ?? 32 << 20;
+  const rangeBytes = opts.rangeBytes ?? 4 << 20;
+  const signal = opts.signal;
   const it = items[Symbol.asyncIterator]();
   type Entry = { item: T; loads: Load[]; next: number };
   /** The file being handed over (its later blobs load first), then the ones read ahead. */
   let current: Entry | undefined;
   const window: Entry[] = [];
   let done = false;
-  let inFlight = 0;
+  let ranges = 0;
   let held = 0;
+  /** Plaintext bytes of the loads read ahead but not started. */
+  let queued = 0;
 
   const loadsOf = (node: Node): Load[] => {
     if (node.type !== 'file') return [];
     return (node.content ?? []).map((id) => {
       const loc = repo.lookupBlob('data', id);
-      if (!loc) {
-        const bytes = Promise.reject(new CairnError('BLOB_NOT_FOUND', `data blob ${id.slice(0, 8)} is not in any index`, { detail: { blob: id } }));
-        bytes.catch(() => {}); // observed when its turn comes
-        return { size: 0, bytes };
-      }
-      return { id, size: plainLength(loc.length, loc.uncompressedLength) };
+      if (loc) return { id, loc, size: plainLength(loc.length, loc.uncompressedLength) };
+      const bytes = Promise.reject(new CairnError('BLOB_NOT_FOUND', `data blob ${id.slice(0, 8)} is not in any index`, { detail: { blob: id } }));
+      bytes.catch(() => {}); // observed when its turn comes
+      return { id, size: 0, bytes };
     });
   };
-  const start = (l: Load) => {
-    l.bytes = repo.loadBlob('data', l.id!, opts.signal);
-    l.bytes.catch(() => {}); // observed when its turn comes
-    l.counted = true;
-    inFlight++;
-    held += l.size;
+
+  /** The loads after `first` in order (this file's, then the next files'), for one range. */
+  function* following(e: Entry, from: number): Generator<Load> {
+    const order = current ? [current, ...window] : window;
+    for (let k = order.indexOf(e), i = from; k < order.length; k++, i = order[k]?.next ?? 0) {
+      const w = order[k]!;
+      for (; i < w.loads.length; i++) yield w.loads[i]!;
+    }
+  }
+
+  /**
+   * Starts one range read at `e.loads[i]`, taking along the blobs read ahead that lie in the
+   * same pack within `rangeBytes` after it: a backup that saved files side by side stored their
+   * blobs interleaved, so the next files' blobs are near, if not adjacent.
+   */
+  const startRange = (e: Entry, i: number) => {
+    const first = e.loads[i]!;
+    const loc = first.loc!;
+    const group: Group = { open: 0 };
+    const members: Load[] = [];
+    /** The first member at each offset: a blob needed twice is read and decoded once. */
+    const at = new Map<number, number>();
+    const twins: [Load, number][] = [];
+    let end = loc.offset;
+    let size = 0;
+    let seen = 0;
+    for (const l of following(e, i)) {
+      if (++seen > SCAN) break;
+      const m = l.loc!;
+      // `first` always (even larger than a range); then what fits.
+      if (l !== first) {
+        if (l.bytes || !l.loc || m.packID !== loc.packID || m.offset < loc.offset || m.offset + m.length - loc.offset > rangeBytes) continue;
+        if (held + size + l.size > maxBytes) break;
+      }
+      const k = at.get(m.offset);
+      if (k !== undefined) twins.push([l, k]);
+      else {
+        at.set(m.offset, members.length);
+        members.push(l);
+        end = Math.max(end, m.offset + m.length);
+      }
+      size += l.size;
+    }
+    const read = readRange(loc.packID, loc.offset, end, members.map((l) => l.loc!));
+    const begin = (l: Load, plain: () => Promise<Uint8Array>) => {
+      queued -= l.size;
+      l.group = group;
+      group.open++;
+      l.counted = true;
+      held += l.size;
+      l.bytes = plain().catch((err) => (err instanceof CairnError && err.code === 'ABORTED' ? Promise.reject(err) : repo.loadBlob('data', l.id, signal)));
+      l.bytes.catch(() => {}); // observed when its turn comes
+    };
+    for (const [k, l] of members.entries()) begin(l, () => read.then((plains) => plains[k]!));
+    // A copy each: the consumer may hand a buffer on (transfer it) when it is done with it.
+    for (const [l, k] of twins) begin(l, () => read.then((plains) => plains[k]!).then((p) => p.slice()));
+    ranges++;
   };
+
+  /** Reads [start, end) of a pack and decodes the blobs at `locs`; a failed blob rejects alone. */
+  const readRange = async (packID: string, start: number, end: number, locs: BlobLocation[]): Promise<Promise<Uint8Array>[]> => {
+    let bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal });
+    if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: packID } });
+    const rel = locs.map((l) => ({ ...l, offset: l.offset - start }));
+    if (opts.decodePack && end - start >= DECODE_ELSEWHERE) {
+      const r = await opts.decodePack(repo.key, bytes, rel, signal);
+      bytes = r.bytes;
+      return r.results.map((x) => ('plain' in x ? Promise.resolve(x.plain) : Promise.reject(x.error)));
+    }
+    return rel.map((l) => decodeBlob(repo.key, bytes.subarray(l.offset, l.offset + l.length), l, true));
+  };
+
   /** Starts what the budget allows, in order. */
   const fill = () => {
     for (const w of current ? [current, ...window] : window) {
       for (; w.next < w.loads.length; w.next++) {
         const l = w.loads[w.next]!;
-        if (l.bytes) continue; // failed at lookup: nothing to load
-        if (inFlight >= maxBlobs || (held + l.size > maxBytes && inFlight > 0)) return;
-        start(l);
+        if (l.bytes) continue; // in a range already, or failed at lookup
+        if (ranges >= maxRanges || (held + l.size > maxBytes && held > 0)) return;
+        startRange(w, w.next);
       }
     }
   };
-  /** Reads items ahead while blobs could start for them. */
+
+  /**
+   * Reads items ahead as far as the byte budget reaches, then starts ranges: all at once, so a
+   * range can take along the blobs of the files after its first.
+   */
   const pull = async () => {
-    while (!done && inFlight < maxBlobs && held < maxBytes && window.length < maxBlobs * 4) {
+    while (!done && held + queued < maxBytes && window.length < 4096) {
       const r = await it.next();
       if (r.done) {
         done = true;
         break;
       }
-      window.push({ item: r.value, loads: loadsOf(r.value.node), next: 0 });
-      fill();
+      const loads = loadsOf(r.value.node);
+      for (const l of loads) if (!l.bytes) queued += l.size;
+      window.push({ item: r.value, loads, next: 0 });
     }
+    fill();
   };
+
   /** Takes one load off the budget as it is handed over (or dropped). */
   const settle = (l: Load) => {
     if (!l.counted) return;
     l.counted = false;
-    inFlight--;
     held -= l.size;
+    if (l.group && --l.group.open === 0) ranges--;
   };
 
   try {
@@ -105,10 +201,7 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
       async function* content(): AsyncGenerator<Uint8Array> {
         for (; i < w!.loads.length; i++) {
           const l = w!.loads[i]!;
-          if (!l.bytes) {
-            start(l); // the budget was spent on earlier files; this one goes first now
-            w!.next = i + 1;
-          }
+          if (!l.bytes) startRange(w!, i); // the budget went to earlier files; this one goes first now
           try {
             yield await l.bytes!;
           } finally {

@@ -11,14 +11,16 @@ import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { walk } from '../walker';
 import { contentSize } from './file-stream';
 import { lookahead } from './lookahead';
-import type { RestoreError, RestoreResult } from './restorer';
+import type { PackDecoder, RestoreError, RestoreResult } from './restorer';
 import { ZipWriter, type ZipSink } from './zip';
 
 export interface ZipTreeOptions {
   signal?: AbortSignal;
   onProgress?: (p: ProgressSnapshot) => void;
-  /** Blob loads in flight, across files (default 16; see ./lookahead.ts). */
+  /** Range reads in flight, across files (default 8; see ./lookahead.ts). */
   prefetch?: number;
+  /** Decodes pack ranges on other threads (see ./lookahead.ts). */
+  decodePack?: PackDecoder;
   forceZip64?: boolean;
 }
 
@@ -60,7 +62,7 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   progress.errors = 0;
 
   if (root.kind === 'tree' && root.name) await zip.directory(root.name, { mtime: new Date() });
-  for await (const { path, node, content } of lookahead(repo, items(), { signal, blobs: opts.prefetch })) {
+  for await (const { path, node, content } of lookahead(repo, items(), { signal, ranges: opts.prefetch, decodePack: opts.decodePack })) {
     throwIfAborted(signal);
     const name = path.join('/');
     const meta = { mtime: mtimeOf(node), mode: permOf(node) };

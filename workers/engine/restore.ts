@@ -72,8 +72,15 @@ export async function producer(s: Session, snapshotId: string, path: string[], k
   return {
     filename: `${base}.zip`,
     run: async (sink, signal, onProgress) => {
-      const r = await zipTree(s.repo, root, sink, { signal, onProgress });
-      return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors: r.errors };
+      // As for a restore: decrypting and verifying in decode workers, while this one reads
+      // packs, checksums and writes the archive.
+      const decoders = browserDecodePool();
+      try {
+        const r = await zipTree(s.repo, root, sink, { signal, onProgress, decodePack: decoders.decodePack });
+        return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors: r.errors };
+      } finally {
+        await decoders.close();
+      }
     },
   };
 }
