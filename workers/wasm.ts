@@ -3,11 +3,14 @@
 // and Poly1305 modules are embedded and instantiate on first use, in whichever worker uses them.
 
 import { initZstd } from '../core/compress';
+import { useWasmCrc32 } from '../core/restorer/crc32';
 import zstdWasmUrl from '../node_modules/@bokuweb/zstd-wasm/dist/web/zstd.wasm?url';
 
 let ready: Promise<void> | undefined;
 
 export function initWasm(): Promise<void> {
+  // A ZIP's checksums (engine, decode workers); without it they run in JS.
+  void useWasmCrc32().catch(() => {});
   ready ??= initZstd(async () => {
     const res = await fetch(zstdWasmUrl);
     if (!res.ok) throw new Error(`cannot load zstd.wasm: HTTP ${res.status}`);

@@ -14,10 +14,12 @@ export interface ToDecoder {
   length: number;
   /** Offsets relative to the range [offset, offset + length). */
   blobs: BlobLocation[];
+  /** Also the CRC-32 of each plain blob (for ZIP entries). */
+  crc?: boolean;
 }
 
 /** Where a decoded blob is: in the returned buffer, in an extra buffer, or why it failed. */
-export type DecodedRef = { at: number; length: number } | { extra: number } | { error: SerializedError };
+export type DecodedRef = ({ at: number; length: number } | { extra: number } | { error: SerializedError }) & { crc?: number };
 
 export type FromDecoder =
   | { type: 'ready' }

@@ -8,6 +8,7 @@ import { Key } from '../crypto/keys';
 import { deserializeError, serializeError, throwIfAborted } from '../errors';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { decodeBlob } from '../repository/blob-codec';
+import { crc32 } from './crc32';
 import type { PackDecoder } from './restorer';
 import type { DecodedRef, DecodeInit, FromDecoder, ToDecoder } from './decode-messages';
 
@@ -65,7 +66,7 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
     });
 
   return {
-    async decodePack(key, bytes, blobs, signal) {
+    async decodePack(key, bytes, blobs, signal, opts) {
       throwIfAborted(signal);
       threads ??= start({ key: { encrypt: key.encrypt, macK: key.macK, macR: key.macR } });
       let t = threads[0]!;
@@ -81,13 +82,13 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
       try {
         const m = await new Promise<Decoded>((done, fail) => {
           t.waiting.set(id, { done, fail });
-          t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: src.byteOffset, length: src.byteLength, blobs }, [src.buffer as ArrayBuffer]);
+          t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: src.byteOffset, length: src.byteLength, blobs, crc: opts?.crc }, [src.buffer as ArrayBuffer]);
         });
         const back = new Uint8Array(m.buffer, src.byteOffset, src.byteLength);
         const results = m.results.map((r) => {
           if ('error' in r) return { error: deserializeError(r.error) };
-          if ('extra' in r) return { plain: m.extras[r.extra]! };
-          return { plain: new Uint8Array(m.buffer, r.at, r.length) };
+          if ('extra' in r) return { plain: m.extras[r.extra]!, crc: r.crc };
+          return { plain: new Uint8Array(m.buffer, r.at, r.length), crc: r.crc };
         });
         return { bytes: back, results };
       } finally {
@@ -114,11 +115,12 @@ export async function decodeRequest(key: Key, m: ToDecoder): Promise<{ reply: Fr
   for (const b of m.blobs) {
     try {
       let plain = await decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, true);
-      if (plain.buffer === m.buffer) results.push({ at: plain.byteOffset, length: plain.length });
+      const crc = m.crc ? crc32(plain) : undefined;
+      if (plain.buffer === m.buffer) results.push({ at: plain.byteOffset, length: plain.length, crc });
       else {
         // Decompressed into a buffer of its own: sent along (copied if it shares one).
         if (plain.byteOffset !== 0 || plain.byteLength !== plain.buffer.byteLength) plain = plain.slice();
-        results.push({ extra: extras.push(plain) - 1 });
+        results.push({ extra: extras.push(plain) - 1, crc });
       }
     } catch (e) {
       results.push({ error: serializeError(e) });

@@ -12,8 +12,16 @@ import { inProcessPool } from '../archiver/pool';
 import { walk } from '../walker';
 import { decodeBlob } from '../repository/blob-codec';
 import { Repository } from '../repository/repository';
-import { lookahead, type LookaheadOptions } from './lookahead';
+import { knownCrc, lookahead, type LookaheadOptions } from './lookahead';
 import type { PackDecoder } from './restorer';
+import { crc32 } from './crc32';
+import { decodePool, decodeRequest, decoderKey, type FromDecoder } from './decode-pool';
+import { zipTree } from './zip-tree';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -114,6 +122,42 @@ describe('lookahead', () => {
     const got = await zipLike(repo, tree, { decodePack: decode, rangeBytes: 1 << 20 });
     for (const [k, v] of want) expect(Buffer.compare(got.get(k) as Uint8Array, v), k).toBe(0);
     expect(calls.length).toBeGreaterThan(0);
+    expect(knownCrc(new Uint8Array(1))).toBeUndefined();
+  });
+
+  it('zips through a decode pool whose threads checksum the blobs: the archive checks out', async () => {
+    const { repo, tree } = await fixture();
+    // The pool's own protocol, its "threads" answering in this one.
+    const pool = decodePool((init, events) => {
+      const key = decoderKey(init);
+      queueMicrotask(() => events.message({ type: 'ready' }));
+      return {
+        post: (m) => void decodeRequest(key, m).then(({ reply }) => events.message(reply as FromDecoder)),
+        terminate: () => {},
+      };
+    }, 2);
+    let joined = 0;
+    const seen = new Set<string>();
+    const chunks: Uint8Array[] = [];
+    const r = await zipTree(repo, { kind: 'tree', tree, name: '' }, (c) => void chunks.push(c.slice()), { decodePack: async (...a) => {
+      const out = await pool.decodePack(...a);
+      for (const x of out.results) if ('crc' in x && x.crc !== undefined) { joined++; seen.add(String(x.crc === crc32(x.plain))); }
+      return out;
+    } });
+    await pool.close();
+    expect(r.errors).toEqual([]);
+    expect(joined).toBeGreaterThan(10);
+    expect([...seen]).toEqual(['true']);
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-zip-'));
+    try {
+      writeFileSync(join(dir, 'a.zip'), Buffer.concat(chunks));
+      const py = 'import sys,zipfile,hashlib,json;z=zipfile.ZipFile(sys.argv[1]);assert z.testzip() is None;print(json.dumps({i.filename:hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}))';
+      const got = JSON.parse(execFileSync('python3', ['-c', py, join(dir, 'a.zip')], { encoding: 'utf8' }));
+      const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+      expect(got).toEqual(Object.fromEntries([...want].map(([k, v]) => [k, sha(v)])));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps what it reads ahead within the byte budget (one blob larger than it still loads)', async () => {

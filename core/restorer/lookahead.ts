@@ -28,6 +28,16 @@ export interface LookaheadOptions {
   rangeBytes?: number;
   /** Decodes ranges of at least 64 KiB elsewhere (other threads); without it, here. */
   decodePack?: PackDecoder;
+  /** Have the PackDecoder checksum each blob too (CRC-32, see knownCrc). */
+  crc?: boolean;
+}
+
+/** CRC-32s of handed-over blobs computed on the decode threads. */
+const crcs = new WeakMap<Uint8Array, number>();
+
+/** The CRC-32 of a blob lookahead() handed over, if a decode thread computed it. */
+export function knownCrc(chunk: Uint8Array): number | undefined {
+  return crcs.get(chunk);
 }
 
 /** Loads read ahead that one range looks through for blobs of its pack. */
@@ -146,9 +156,13 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
     if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: packID } });
     const rel = locs.map((l) => ({ ...l, offset: l.offset - start }));
     if (opts.decodePack && end - start >= DECODE_ELSEWHERE) {
-      const r = await opts.decodePack(repo.key, bytes, rel, signal);
+      const r = await opts.decodePack(repo.key, bytes, rel, signal, { crc: opts.crc });
       bytes = r.bytes;
-      return r.results.map((x) => ('plain' in x ? Promise.resolve(x.plain) : Promise.reject(x.error)));
+      return r.results.map((x) => {
+        if (!('plain' in x)) return Promise.reject(x.error);
+        if (x.crc !== undefined) crcs.set(x.plain, x.crc);
+        return Promise.resolve(x.plain);
+      });
     }
     return rel.map((l) => decodeBlob(repo.key, bytes.subarray(l.offset, l.offset + l.length), l, true));
   };

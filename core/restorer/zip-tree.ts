@@ -10,7 +10,7 @@ import type { Repository } from '../repository/repository';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { walk } from '../walker';
 import { contentSize } from './file-stream';
-import { lookahead } from './lookahead';
+import { knownCrc, lookahead } from './lookahead';
 import type { PackDecoder, RestoreError, RestoreResult } from './restorer';
 import { ZipWriter, type ZipSink } from './zip';
 
@@ -62,7 +62,7 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   progress.errors = 0;
 
   if (root.kind === 'tree' && root.name) await zip.directory(root.name, { mtime: new Date() });
-  for await (const { path, node, content } of lookahead(repo, items(), { signal, ranges: opts.prefetch, decodePack: opts.decodePack })) {
+  for await (const { path, node, content } of lookahead(repo, items(), { signal, ranges: opts.prefetch, decodePack: opts.decodePack, crc: true })) {
     throwIfAborted(signal);
     const name = path.join('/');
     const meta = { mtime: mtimeOf(node), mode: permOf(node) };
@@ -118,7 +118,7 @@ async function zipFile(repo: Repository, zip: ZipWriter, name: string, node: Nod
     }
   }
   try {
-    await zip.file(name, meta, size, rest());
+    await zip.file(name, meta, size, rest(), knownCrc);
   } catch (e) {
     throw e instanceof CairnError ? new CairnError(e.code, `${e.message} (the archive holds this file truncated)`, { cause: e, detail: e.detail }) : e;
   }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { createHash } from 'node:crypto';
-import { crc32 } from './crc32';
+import { crc32, crc32Combine, useWasmCrc32 } from './crc32';
 import { ZipWriter, dosDateTime } from './zip';
 
 function seeded(n: number, seed: number): Uint8Array {
@@ -65,6 +65,36 @@ const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 describe('crc32', () => {
+  it('gives the same CRCs through hash-wasm once loaded, also continuing one', async () => {
+    const data = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 31 + (i >> 9)) & 0xff);
+    const js = [0, 5, 4095, 4096, 4097, 100_000, 200_000].map((n) => [crc32(data.subarray(0, n)), crc32(data.subarray(n), crc32(data.subarray(0, n)))]);
+    await useWasmCrc32(); // stays loaded for the tests after this one
+    const fast = [0, 5, 4095, 4096, 4097, 100_000, 200_000].map((n) => [crc32(data.subarray(0, n)), crc32(data.subarray(n), crc32(data.subarray(0, n)))]);
+    expect(fast).toEqual(js);
+    expect(crc32(data)).toBe(zlib.crc32(data));
+  });
+
+  it('joins the CRCs of two parts as the CRC of both (crc32Combine)', () => {
+    const data = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 131 + (i >> 7)) & 0xff);
+    for (const cut of [0, 1, 7, 8, 1000, 65_536, 299_999, 300_000]) {
+      const a = data.subarray(0, cut);
+      const b = data.subarray(cut);
+      expect(crc32Combine(crc32(a), crc32(b), b.length), `cut at ${cut}`).toBe(crc32(data));
+    }
+    // Three parts, chained as the ZIP writer does from an empty start.
+    let c = 0;
+    for (const [s, e] of [[0, 10], [10, 200_000], [200_000, 300_000]] as const) c = crc32Combine(c, crc32(data.subarray(s, e)), e - s);
+    expect(c).toBe(crc32(data));
+    // Eight parts of 1 MiB of zeros, and lengths past 2^32 (ZIP64 sizes): joining (A,B) then C
+    // must equal joining A with (B,C), whose length is the sum.
+    const z = crc32(new Uint8Array(1 << 20));
+    let zeros = 0;
+    for (let i = 0; i < 8; i++) zeros = crc32Combine(zeros, z, 1 << 20);
+    expect(zeros).toBe(crc32(new Uint8Array(8 << 20)));
+    const [A, B, C, n1, n2] = [0x12345678, 0x9abcdef0, 0x0badf00d, 2 ** 31 + 3, 2 ** 31 + 9];
+    expect(crc32Combine(crc32Combine(A, B, n1), C, n2)).toBe(crc32Combine(A, crc32Combine(B, C, n2), n1 + n2));
+  });
+
   it('matches zlib on the check value and on odd lengths', () => {
     expect(crc32(new TextEncoder().encode('123456789'))).toBe(0xcbf43926);
     for (const n of [0, 1, 7, 8, 9, 63, 1000, 65537]) {

@@ -6,7 +6,7 @@
 // 4 GiB, and for the end records when offsets or counts overflow the 32-bit/16-bit fields.
 // Names are UTF-8 (flag bit 11); mtimes go in DOS form and in the 0x5455 extended timestamp.
 
-import { crc32 } from './crc32';
+import { crc32, crc32Combine } from './crc32';
 
 const U32 = 0xffffffff;
 const FLAG_DESCRIPTOR = 0x0008;
@@ -78,14 +78,16 @@ export class ZipWriter {
    * written are whatever `data` yields. If `data` throws, the entry is closed with what was
    * written so far (the archive stays valid) and the error is rethrown.
    */
-  async file(name: string, meta: ZipEntryMeta, expectedSize: number | undefined, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<ZipFileResult> {
+  /** `crcOf` may know a piece's CRC-32 already (computed elsewhere); it is joined, not recomputed. */
+  async file(name: string, meta: ZipEntryMeta, expectedSize: number | undefined, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, crcOf?: (chunk: Uint8Array) => number | undefined): Promise<ZipFileResult> {
     const zip64 = this.#force || expectedSize === undefined || expectedSize >= U32;
     const e = this.#entry(name, false, zip64, meta);
     await this.#write(localHeader(e));
     let failure: { e: unknown } | undefined;
     try {
       for await (const chunk of data) {
-        e.crc = crc32(chunk, e.crc);
+        const known = crcOf?.(chunk);
+        e.crc = known === undefined ? crc32(chunk, e.crc) : crc32Combine(e.crc, known, chunk.length);
         e.size += chunk.length;
         if (!e.zip64 && e.size >= U32) throw new Error(`zip: ${name} is larger than its expected ${expectedSize} bytes`);
         await this.#write(chunk);
