@@ -6,7 +6,8 @@ import { CairnError, serializeError } from '../../core/errors';
 import type { Node } from '../../core/data/node';
 import { ProgressTracker, type ProgressSnapshot } from '../../core/progress';
 import { restore } from '../../core/restorer/restorer';
-import { contentSize, fileContent } from '../../core/restorer/file-stream';
+import { contentSize } from '../../core/restorer/file-stream';
+import { lookahead } from '../../core/restorer/lookahead';
 import { zipTree, type ZipRoot } from '../../core/restorer/zip-tree';
 import type { ZipSink } from '../../core/restorer/zip';
 import type { DownloadKind, RestoreResultView } from '../api';
@@ -91,10 +92,22 @@ async function streamFile(s: Session, node: Node, sink: ZipSink, signal: AbortSi
   progress.total.bytes = node.size ?? 0;
   progress.totalsFinal = true;
   progress.current.add(node.name);
-  for await (const piece of fileContent(s.repo, node, { signal })) {
-    await sink(piece);
-    progress.done.bytes += piece.length;
-    progress.tick();
+  // A large file is read in pack ranges and decoded in decode workers, as a ZIP is; for a
+  // small one, starting those workers would take longer than the file.
+  const decoders = (node.size ?? 0) >= LARGE_FILE ? browserDecodePool() : undefined;
+  try {
+    async function* one() {
+      yield { node };
+    }
+    for await (const { content } of lookahead(s.repo, one(), { signal, decodePack: decoders?.decodePack })) {
+      for await (const piece of content) {
+        await sink(piece);
+        progress.done.bytes += piece.length;
+        progress.tick();
+      }
+    }
+  } finally {
+    await decoders?.close();
   }
   progress.done.files = 1;
   progress.current.clear();
@@ -102,6 +115,9 @@ async function streamFile(s: Session, node: Node, sink: ZipSink, signal: AbortSi
   progress.tick(true);
   return { files: 1, dirs: 0, bytes: progress.done.bytes, errors: [] };
 }
+
+/** Files from this size on are decoded in decode workers when downloaded. */
+const LARGE_FILE = 32 << 20;
 
 /** Writes a file or a ZIP into a handle from showSaveFilePicker. */
 export async function saveToFile(s: Session, snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
