@@ -75,6 +75,8 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
   /** The file being handed over (its later blobs load first), then the ones read ahead. */
   let current: Entry | undefined;
   const window: Entry[] = [];
+  /** window[0 … started) have all their loads started. */
+  let started = 0;
   let done = false;
   let ranges = 0;
   let held = 0;
@@ -92,12 +94,12 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
     });
   };
 
-  /** The loads after `first` in order (this file's, then the next files'), for one range. */
-  function* following(e: Entry, from: number): Generator<Load> {
-    const order = current ? [current, ...window] : window;
-    for (let k = order.indexOf(e), i = from; k < order.length; k++, i = order[k]?.next ?? 0) {
-      const w = order[k]!;
-      for (; i < w.loads.length; i++) yield w.loads[i]!;
+  /** The loads from `e.loads[from]` on in order (this file's, then the next files'); `k`: e's place in the window, -1 for `current`. */
+  function* following(e: Entry, from: number, k: number): Generator<Load> {
+    for (let i = from; i < e.loads.length; i++) yield e.loads[i]!;
+    for (let j = Math.max(k + 1, started); j < window.length; j++) {
+      const w = window[j]!;
+      for (let i = w.next; i < w.loads.length; i++) yield w.loads[i]!;
     }
   }
 
@@ -106,7 +108,7 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
    * same pack within `rangeBytes` after it: a backup that saved files side by side stored their
    * blobs interleaved, so the next files' blobs are near, if not adjacent.
    */
-  const startRange = (e: Entry, i: number) => {
+  const startRange = (e: Entry, i: number, k: number) => {
     const first = e.loads[i]!;
     const loc = first.loc!;
     const group: Group = { open: 0 };
@@ -117,7 +119,7 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
     let end = loc.offset;
     let size = 0;
     let seen = 0;
-    for (const l of following(e, i)) {
+    for (const l of following(e, i, k)) {
       if (++seen > SCAN) break;
       const m = l.loc!;
       // `first` always (even larger than a range); then what fits.
@@ -167,15 +169,22 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
     return rel.map((l) => decodeBlob(repo.key, bytes.subarray(l.offset, l.offset + l.length), l, true));
   };
 
+  /** Starts the loads of `w` (at `k` in the window, -1 for `current`) the budget allows; false once it is spent. */
+  const fillEntry = (w: Entry, k: number): boolean => {
+    for (; w.next < w.loads.length; w.next++) {
+      const l = w.loads[w.next]!;
+      if (l.bytes) continue; // in a range already, or failed at lookup
+      if (ranges >= maxRanges || (held + l.size > maxBytes && held > 0)) return false;
+      startRange(w, w.next, k);
+    }
+    return true;
+  };
   /** Starts what the budget allows, in order. */
   const fill = () => {
-    for (const w of current ? [current, ...window] : window) {
-      for (; w.next < w.loads.length; w.next++) {
-        const l = w.loads[w.next]!;
-        if (l.bytes) continue; // in a range already, or failed at lookup
-        if (ranges >= maxRanges || (held + l.size > maxBytes && held > 0)) return;
-        startRange(w, w.next);
-      }
+    if (current && !fillEntry(current, -1)) return;
+    for (let k = started; k < window.length; k++) {
+      if (!fillEntry(window[k]!, k)) return;
+      if (k === started) started++;
     }
   };
 
@@ -184,7 +193,7 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
    * range can take along the blobs of the files after its first.
    */
   const pull = async () => {
-    while (!done && held + queued < maxBytes && window.length < 4096) {
+    while (!done && (window.length === 0 || (held + queued < maxBytes && window.length < 4096))) {
       const r = await it.next();
       if (r.done) {
         done = true;
@@ -209,13 +218,14 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
     for (;;) {
       await pull();
       const w = window.shift();
+      started = Math.max(0, started - 1);
       current = w;
       if (!w) return;
       let i = 0;
       async function* content(): AsyncGenerator<Uint8Array> {
         for (; i < w!.loads.length; i++) {
           const l = w!.loads[i]!;
-          if (!l.bytes) startRange(w!, i); // the budget went to earlier files; this one goes first now
+          if (!l.bytes) startRange(w!, i, -1); // the budget went to earlier files; this one goes first now
           try {
             yield await l.bytes!;
           } finally {
@@ -225,8 +235,15 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
         }
       }
       yield { ...w.item, content: content() };
-      // What the consumer left unread: its loads finish unseen; they no longer count.
-      for (; i < w.loads.length; i++) settle(w.loads[i]!);
+      // What the consumer left unread: its loads finish unseen (or never start); they no longer count.
+      for (; i < w.loads.length; i++) {
+        const l = w.loads[i]!;
+        if (l.bytes) settle(l);
+        else {
+          queued -= l.size;
+          l.bytes = Promise.resolve(new Uint8Array(0)); // never started now: a later range skips it
+        }
+      }
       w.next = w.loads.length;
       current = undefined;
       fill();
