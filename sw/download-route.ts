@@ -15,7 +15,7 @@ interface Pending {
   at: number;
 }
 
-type EngineChunk = { type: 'chunk'; bytes: Uint8Array } | { type: 'end' } | { type: 'error'; message: string };
+type EngineChunk = { type: 'chunks'; list: Uint8Array[] } | { type: 'end' } | { type: 'error'; message: string };
 
 const pending = new Map<string, Pending>();
 
@@ -41,7 +41,7 @@ export function downloadResponse(id: string): Response {
     {
       async pull(controller) {
         const m = await pull(p.port);
-        if (m.type === 'chunk') controller.enqueue(m.bytes);
+        if (m.type === 'chunks') for (const b of m.list) controller.enqueue(b);
         else if (m.type === 'end') controller.close();
         else controller.error(new Error(m.message));
       },

@@ -161,11 +161,11 @@ const bench = {
     const port = ticket.port;
     let bytes = 0;
     for (;;) {
-      const m = await new Promise<{ type: string; bytes?: Uint8Array; message?: string }>((resolve) => {
+      const m = await new Promise<{ type: string; list?: Uint8Array[]; message?: string }>((resolve) => {
         port.onmessage = (ev) => resolve(ev.data);
         port.postMessage({ type: 'pull' });
       });
-      if (m.type === 'chunk') bytes += m.bytes!.length;
+      if (m.type === 'chunks') for (const b of m.list!) bytes += b.length;
       else if (m.type === 'end') break;
       else throw new Error(m.message ?? 'download failed');
     }

@@ -60,11 +60,11 @@ function click(href: string, filename: string): void {
 async function collect(port: MessagePort): Promise<Blob> {
   const parts: BlobPart[] = [];
   for (;;) {
-    const m = await new Promise<{ type: string; bytes?: Uint8Array<ArrayBuffer>; message?: string }>((resolve) => {
+    const m = await new Promise<{ type: string; list?: Uint8Array<ArrayBuffer>[]; message?: string }>((resolve) => {
       port.onmessage = (ev) => resolve(ev.data);
       port.postMessage({ type: 'pull' });
     });
-    if (m.type === 'chunk') parts.push(m.bytes!);
+    if (m.type === 'chunks') parts.push(...m.list!);
     else if (m.type === 'end') break;
     else throw new Error(m.message ?? 'download failed');
   }

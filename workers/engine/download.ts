@@ -5,7 +5,9 @@
 //
 // Port protocol (sw/download-route.ts is the other side):
 //   SW → engine  { type: 'pull' } | { type: 'cancel' }
-//   engine → SW  { type: 'chunk', bytes } | { type: 'end' } | { type: 'error', message }
+//   engine → SW  { type: 'chunks', list } | { type: 'end' } | { type: 'error', message }
+// Each pull is answered with everything queued (up to 8 MiB), so a fast producer is not held
+// to one piece per round trip.
 
 import { serializeError } from '../../core/errors';
 import type { ProgressSnapshot } from '../../core/progress';
@@ -23,7 +25,7 @@ interface Running {
 const running = new Map<string, Running>();
 
 export type PortMessage = { type: 'pull' } | { type: 'cancel' };
-export type EngineChunk = { type: 'chunk'; bytes: Uint8Array } | { type: 'end' } | { type: 'error'; message: string };
+export type EngineChunk = { type: 'chunks'; list: Uint8Array[] } | { type: 'end' } | { type: 'error'; message: string };
 
 export function startDownload(p: Producer, parent: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): DownloadTicket {
   const id = crypto.randomUUID();
@@ -64,9 +66,9 @@ export function startDownload(p: Producer, parent: AbortSignal, onProgress?: (p:
       return;
     }
     if (!started) begin();
-    queue.next().then(
-      (bytes) => {
-        if (bytes) port.postMessage({ type: 'chunk', bytes } satisfies EngineChunk, [bytes.buffer as ArrayBuffer]);
+    queue.take().then(
+      (list) => {
+        if (list.length > 0) port.postMessage({ type: 'chunks', list } satisfies EngineChunk, [...new Set(list.map((b) => b.buffer as ArrayBuffer))]);
         else {
           port.postMessage({ type: 'end' } satisfies EngineChunk);
           port.close();

@@ -58,4 +58,17 @@ describe('ByteQueue', () => {
     q.cancel();
     await expect(producer).rejects.toMatchObject({ code: 'ABORTED' });
   });
+
+  it('take() hands over everything queued up to a byte limit, at least one piece, and [] at the end', async () => {
+    const q = new ByteQueue(1 << 20, 1000);
+    for (const n of [70_000, 80_000, 300, 90_000]) await q.push(piece(n, n));
+    const first = await q.take(200_000);
+    expect(first.map((c) => c.length)).toEqual([70_000, 80_000, 300]);
+    const waiting = q.take(10); // one piece even past the limit; waits for it
+    await q.push(piece(5, 1));
+    expect((await waiting).map((c) => c.length)).toEqual([90_000]);
+    q.end();
+    expect((await q.take()).map((c) => c.length)).toEqual([5]);
+    expect(await q.take()).toEqual([]);
+  });
 });

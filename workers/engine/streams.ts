@@ -72,6 +72,29 @@ export class ByteQueue {
     this.#wakeProducer?.();
   }
 
+  /**
+   * Every piece queued, up to `max` bytes (at least one piece), waiting for one if none is;
+   * an empty list at the end; throws the producer's error. A consumer that takes what is there
+   * per round trip, rather than a piece, lets the producer run ahead less often into the
+   * high-water mark while the consumer's next request is under way.
+   */
+  async take(max = 8 << 20): Promise<Uint8Array[]> {
+    const first = await this.next();
+    if (!first) return [];
+    const out = [first];
+    let n = first.length;
+    if (this.#chunks.length === 0) this.#flush();
+    while (this.#chunks.length > 0 && n + this.#chunks[0]!.length <= max) {
+      const c = this.#chunks.shift()!;
+      this.#bytes -= c.length;
+      n += c.length;
+      out.push(c);
+      if (this.#chunks.length === 0) this.#flush();
+    }
+    if (this.#bytes < this.#high) this.#wakeProducer?.();
+    return out;
+  }
+
   /** The next piece, or undefined at the end; throws the producer's error. */
   async next(): Promise<Uint8Array | undefined> {
     for (;;) {
