@@ -5,10 +5,7 @@
 // CPU in the browser process than in the worker that decrypts them.
 //
 //   node bench/browser/file-cost.mjs [files] [bytes per file] [in flight]
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { CHROMIUM_FLAGS, chromiumCpuSeconds, serve } from '../lib/chromium.mjs';
+import { chromiumCpuSeconds, workerPage } from '../lib/chromium.mjs';
 
 const [files = 5000, size = 4096, inFlight = 32] = process.argv.slice(2).map(Number);
 const W = `
@@ -29,23 +26,14 @@ self.onmessage = async (e) => {
   await root.removeEntry('r' + round, { recursive: true });
   self.postMessage({ ms });
 };`;
-const PAGE = `<!doctype html><script type="module">
-const w = new Worker('/w.js'); let pending; w.onmessage = (e) => pending(e.data);
-window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
-</script>`;
-const server = await serve({ '/': PAGE, '/w.js': W });
-const { chromium } = await import('playwright-core');
-const browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'fexp-')), { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
-const page = browser.pages()[0] ?? (await browser.newPage());
-await page.goto(server.url + '/');
+const wp = await workerPage(W);
 let round = 0;
 for (const method of ['handle', 'sync', 'writable', 'handle', 'sync']) {
   const c0 = chromiumCpuSeconds();
-  const r = await page.evaluate((m) => window.ask(m), { method, files, size, inFlight, round: round++ });
+  const r = await wp.ask({ method, files, size, inFlight, round: round++ });
   const c = chromiumCpuSeconds(c0);
   const per = (s) => ((s * 1000) / files).toFixed(3);
   console.log(`${method.padEnd(8)} ${files} files of ${size} B, ${inFlight} in flight: ${(r.ms / 1000).toFixed(2)} s; per file: browser ${per(c.browser)} ms CPU, renderers ${per(c.renderers)} ms CPU`);
 }
-await browser.close();
-server.close?.();
+await wp.close();
 process.exit(0);

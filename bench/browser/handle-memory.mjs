@@ -12,9 +12,7 @@
 // collection runs, which making files alone does not bring about. Still reachable handles (a
 // restore that kept its finished writers) are not freed at all.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { CHROMIUM_FLAGS, serve } from '../lib/chromium.mjs';
+import { workerPage } from '../lib/chromium.mjs';
 
 const [perRound = 10000, rounds = 4] = process.argv.slice(2).map(Number);
 const W = `
@@ -39,16 +37,8 @@ self.onmessage = async (e) => {
   }));
   self.postMessage({ done: true });
 };`;
-const PAGE = `<!doctype html><script type="module">
-const w = new Worker('/w.js'); let pending; w.onmessage = (e) => pending(e.data);
-window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
-</script>`;
-const server = await serve({ '/': PAGE, '/w.js': W });
-const { chromium } = await import('playwright-core');
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'hmem-'));
-const browser = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
-const page = browser.pages()[0] ?? (await browser.newPage());
-await page.goto(server.url + '/');
+const wp = await workerPage(W);
+const profile = wp.profile;
 const pss = () => {
   let best = 0;
   for (const p of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
@@ -71,14 +61,12 @@ const browserPss = () => {
 console.log(`start: page renderer ${pss()} MiB, browser ${browserPss()} MiB`);
 for (let r = 1; r <= rounds; r++) {
   const t = Date.now();
-  await page.evaluate((n) => window.ask({ files: n }), perRound);
+  await wp.ask({ files: perRound });
   console.log(`${r * perRound} files (${Date.now() - t} ms): page renderer ${pss()} MiB, browser ${browserPss()} MiB`);
 }
 const once = Number(process.env.NUDGES ?? 0);
-await page.evaluate(([c, mib]) => window.ask({ churn: c || true, mib }), [once, Number(process.env.NUDGE_MIB ?? 64)]);
+await wp.ask({ churn: once || true, mib: Number(process.env.NUDGE_MIB ?? 64) });
 await new Promise((r) => setTimeout(r, 2000));
 console.log(`after the worker's garbage collector ran: page renderer ${pss()} MiB, browser ${browserPss()} MiB`);
-await browser.close();
-server.close?.();
-fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+await wp.close();
 process.exit(0);

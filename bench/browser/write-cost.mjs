@@ -4,10 +4,7 @@
 // an incognito one OPFS lives in memory and costs far more. Linux only.
 //
 //   node bench/browser/write-cost.mjs
-import fs from 'node:fs';
-import { CHROMIUM_FLAGS, chromiumCpuSeconds, serve } from '../lib/chromium.mjs';
-import os from 'node:os';
-import path from 'node:path';
+import { chromiumCpuSeconds, workerPage } from '../lib/chromium.mjs';
 const W = `
 self.onmessage = async (e) => {
   const { method, total, piece } = e.data; const t = performance.now();
@@ -22,19 +19,12 @@ self.onmessage = async (e) => {
   for (let i = 0; i < k; i++) await root.removeEntry('f' + i);
   self.postMessage({ ms: performance.now() - t, bytes: n });
 };`;
-const PAGE = `<!doctype html><script type="module">
-const w = new Worker('/w.js'); let pending; w.onmessage = (e) => pending(e.data);
-window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
-</script>`;
 const cpuText = (c) => `browser CPU ${c.browser.toFixed(2)} s; renderer CPU ${c.renderers.toFixed(2)} s`;
-const server = await serve({ '/': PAGE, '/w.js': W });
-const { chromium } = await import('playwright-core');
-const browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'wexp-')), { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
-const page = browser.pages()[0] ?? await browser.newPage();
-await page.goto(server.url + '/');
+const wp = await workerPage(W);
 for (const method of ['sync', 'writable', 'sync']) {
   const c0 = chromiumCpuSeconds();
-  const r = await page.evaluate((m) => window.ask(m), { method, total: 1100e6, piece: 1 << 20 });
+  const r = await wp.ask({ method, total: 1100e6, piece: 1 << 20 });
   console.log(method, (r.ms / 1000).toFixed(2), 's', (r.bytes / 1e6).toFixed(0), 'MB;', cpuText(chromiumCpuSeconds(c0)));
 }
-await browser.close(); process.exit(0);
+await wp.close();
+process.exit(0);

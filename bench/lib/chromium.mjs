@@ -3,6 +3,7 @@
 // a tiny static server on 127.0.0.1 for the pages, bundles and inputs it needs.
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 
 export const CHROMIUM_FLAGS = [
@@ -137,4 +138,31 @@ export function threadCpuDelta(before, after, min = 0.05) {
     sums.set(group, (sums.get(group) ?? 0) + d);
   }
   return [...sums].filter(([, s]) => s >= min).sort((a, b) => b[1] - a[1]).map(([group, seconds]) => ({ group, seconds: Math.round(seconds * 100) / 100 }));
+}
+
+/**
+ * A page in a fresh persistent profile (OPFS on disk, as a user's) with one dedicated worker
+ * running `workerSource`: `ask(message)` posts to the worker and resolves with its next reply;
+ * `profile` is the profile's directory (its processes carry it on their command lines).
+ */
+export async function workerPage(workerSource) {
+  const page0 = `<!doctype html><script type="module">
+const w = new Worker('/w.js'); let pending; w.onmessage = (e) => pending(e.data);
+window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
+</script>`;
+  const server = await serve({ '/': page0, '/w.js': workerSource });
+  const { chromium } = await import('playwright-core');
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-worker-page-'));
+  const browser = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(server.url + '/');
+  return {
+    profile,
+    ask: (m) => page.evaluate((x) => window.ask(x), m),
+    async close() {
+      await browser.close();
+      await server.close();
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+    },
+  };
 }
