@@ -102,5 +102,6 @@ function shiftBytes(n: number): number {
  * crc32_combine — so parts can be checksummed apart (on other threads) and joined here.
  */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
+  if (crcA === 0) return crcB >>> 0; // the shifted 0 is 0: a ZIP entry's first piece needs no shift
   return (mulModP(shiftBytes(lengthB), crcA >>> 0) ^ crcB) >>> 0;
 }
