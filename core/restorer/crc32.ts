@@ -22,6 +22,7 @@ const TABLES: Uint32Array[] = (() => {
 
 /** hash-wasm's WebAssembly CRC-32, once useWasmCrc32() has loaded it. */
 let wasm: IHasher | undefined;
+let loading: Promise<void> | undefined;
 
 /**
  * Has crc32() use hash-wasm's WebAssembly CRC-32 for pieces of 4 KiB or more: 1766 MB/s
@@ -38,7 +39,6 @@ export function useWasmCrc32(): Promise<void> {
     });
   return loading;
 }
-let loading: Promise<void> | undefined;
 
 /** Continues a CRC-32 over `data` (start with 0). */
 export function crc32(data: Uint8Array, crc = 0): number {

@@ -252,3 +252,11 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
     await it.return?.();
   }
 }
+
+/** One file's verified bytes, blob by blob, read the same way (a single-file download). */
+export async function* fileContent(repo: Repository, node: Node, opts: LookaheadOptions = {}): AsyncGenerator<Uint8Array> {
+  async function* one() {
+    yield { node };
+  }
+  for await (const { content } of lookahead(repo, one(), opts)) yield* content;
+}

@@ -18,7 +18,7 @@ export interface ZipTreeOptions {
   signal?: AbortSignal;
   onProgress?: (p: ProgressSnapshot) => void;
   /** Range reads in flight, across files (default 8; see ./lookahead.ts). */
-  prefetch?: number;
+  ranges?: number;
   /** Decodes pack ranges on other threads (see ./lookahead.ts). */
   decodePack?: PackDecoder;
   forceZip64?: boolean;
@@ -62,7 +62,7 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   progress.errors = 0;
 
   if (root.kind === 'tree' && root.name) await zip.directory(root.name, { mtime: new Date() });
-  for await (const { path, node, content } of lookahead(repo, items(), { signal, ranges: opts.prefetch, decodePack: opts.decodePack, crc: true })) {
+  for await (const { path, node, content } of lookahead(repo, items(), { signal, ranges: opts.ranges, decodePack: opts.decodePack, crc: true })) {
     throwIfAborted(signal);
     const name = path.join('/');
     const meta = { mtime: mtimeOf(node), mode: permOf(node) };

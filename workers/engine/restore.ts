@@ -7,7 +7,7 @@ import type { Node } from '../../core/data/node';
 import { ProgressTracker, type ProgressSnapshot } from '../../core/progress';
 import { restore } from '../../core/restorer/restorer';
 import { contentSize } from '../../core/restorer/file-stream';
-import { lookahead } from '../../core/restorer/lookahead';
+import { fileContent } from '../../core/restorer/lookahead';
 import { zipTree, type ZipRoot } from '../../core/restorer/zip-tree';
 import type { ZipSink } from '../../core/restorer/zip';
 import type { DownloadKind, RestoreResultView } from '../api';
@@ -96,15 +96,10 @@ async function streamFile(s: Session, node: Node, sink: ZipSink, signal: AbortSi
   // small one, starting those workers would take longer than the file.
   const decoders = (node.size ?? 0) >= LARGE_FILE ? browserDecodePool() : undefined;
   try {
-    async function* one() {
-      yield { node };
-    }
-    for await (const { content } of lookahead(s.repo, one(), { signal, decodePack: decoders?.decodePack })) {
-      for await (const piece of content) {
-        await sink(piece);
-        progress.done.bytes += piece.length;
-        progress.tick();
-      }
+    for await (const piece of fileContent(s.repo, node, { signal, decodePack: decoders?.decodePack })) {
+      await sink(piece);
+      progress.done.bytes += piece.length;
+      progress.tick();
     }
   } finally {
     await decoders?.close();

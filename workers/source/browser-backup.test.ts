@@ -13,7 +13,7 @@ import { TEST_KDF } from '../../core/repository/keyfile';
 import { backup } from '../../core/archiver/archiver';
 import { inProcessPool } from '../../core/archiver/pool';
 import { lookupPath } from '../../core/walker';
-import { lookahead } from '../../core/restorer/lookahead';
+import { fileContent } from '../../core/restorer/lookahead';
 import { zipTree } from '../../core/restorer/zip-tree';
 import { fileListSource, relativeComponents } from './file-list-source';
 import { browserFileReader } from './file-reader';
@@ -85,10 +85,7 @@ describe('webkitdirectory source', () => {
     // One file streamed alone.
     const node = await lookupPath(repo, r2.snapshot.tree, ['Photos', '2024', 'a.bin']);
     const parts: Uint8Array[] = [];
-    async function* one() {
-      yield { node: node! };
-    }
-    for await (const { content } of lookahead(repo, one())) for await (const p of content) parts.push(p);
+    for await (const p of fileContent(repo, node!)) parts.push(p);
     expect(sha(Buffer.concat(parts))).toBe(sha(tree[1]![1]));
 
     // The whole snapshot as a ZIP.
