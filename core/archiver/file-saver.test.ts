@@ -26,8 +26,11 @@ async function referenceIDs(data: Uint8Array): Promise<string[]> {
   return ids;
 }
 
-/** Reads `files[ref]`, at most `step` bytes per read, through `open` or `read`. */
-function reader(files: Map<string, Uint8Array>, step: number, withOpen: boolean): FileContentReader {
+/**
+ * Reads `files[ref]`, at most `step` bytes per read, through `open` or `read`; with `whole`,
+ * `open` hands each file over at once (readAll), as the browser reader does for small files.
+ */
+function reader(files: Map<string, Uint8Array>, step: number, withOpen: boolean, whole = false): FileContentReader {
   return {
     async *read(ref) {
       const d = files.get(ref as string)!;
@@ -37,6 +40,7 @@ function reader(files: Map<string, Uint8Array>, step: number, withOpen: boolean)
       ? (ref) => {
           const d = files.get(ref as string)!;
           let at = 0;
+          if (whole) return { readInto: () => Promise.reject(new Error('readInto after readAll')), readAll: () => Promise.resolve(d.subarray()), close() {} };
           return {
             readInto(buf) {
               const n = Math.min(buf.length, step, d.length - at);
@@ -59,14 +63,16 @@ describe('FileSaver', () => {
       ['small', seededBytes(2, 60_000)],
       ['grew', seededBytes(3, 3_500_000)], // scanned as 100 bytes: starts in a small buffer
       ['big', seededBytes(4, 9_000_000)],
+      ['min', seededBytes(5, 512 * 1024)],
+      ['min+1', seededBytes(6, 512 * 1024 + 1)],
     ]);
-    const scanned: Record<string, number> = { empty: 0, tiny: 10, small: 60_000, grew: 100, big: 9_000_000 };
+    const scanned: Record<string, number> = { empty: 0, tiny: 10, small: 60_000, grew: 100, big: 9_000_000, min: 512 * 1024, 'min+1': 512 * 1024 + 1 };
     expect(isSmallJob({ ref: 'grew', path: 'grew', size: 100 })).toBe(true);
     expect(isSmallJob({ ref: 'big', path: 'big', size: 9_000_000 })).toBe(false);
-    for (const [step, withOpen] of [[1 << 20, true], [70_000, true], [333_333, false]] as const) {
+    for (const [step, withOpen, whole] of [[1 << 20, true, false], [70_000, true, false], [333_333, false, false], [1 << 20, true, true]] as const) {
       const key = Key.random();
       const packs = new PackerManager({ key, saver: new MemoryBackend(), onPackSaved: () => {} });
-      const saver = new FileSaver({ key, polynomial: TEST_POL, version: 2, compression: 'auto', packs, reader: reader(files, step, withOpen), claim: async () => true });
+      const saver = new FileSaver({ key, polynomial: TEST_POL, version: 2, compression: 'auto', packs, reader: reader(files, step, withOpen, whole), claim: async () => true });
       // Several at once, as the saver endpoint runs them, so buffers are shared and reused.
       const names = [...files.keys(), ...files.keys()];
       const saved = await Promise.all(names.map((name) => saver.save({ ref: name, path: name, size: scanned[name]! })));

@@ -4,7 +4,7 @@
 // never cross a thread boundary. Only IDs, counts and index entries leave.
 
 import { CairnError, throwIfAborted } from '../errors';
-import { Chunker, MAX_SIZE } from '../chunker';
+import { Chunker, MAX_SIZE, MIN_SIZE } from '../chunker';
 import type { Pol } from '../chunker/polynomial';
 import type { Key } from '../crypto/keys';
 import { hashID, type ID } from '../id';
@@ -80,7 +80,9 @@ export class FileSaver {
   async save(job: FileJob, onBytes?: (n: number) => void, signal?: AbortSignal): Promise<FileSaved> {
     const d = this.#deps;
     const chunker = this.#chunkers.pop() ?? new Chunker(d.polynomial);
-    let buf = isSmallJob(job) ? (this.#smallBuffers.pop() ?? new Uint8Array(SMALL_BUFFER)) : (this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE));
+    // Taken when the first bytes go into it: a small file the reader hands over whole needs none.
+    let buf: Uint8Array | undefined;
+    const buffer = () => (buf ??= isSmallJob(job) ? (this.#smallBuffers.pop() ?? new Uint8Array(SMALL_BUFFER)) : (this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE)));
     chunker.reset();
     const out: FileSaved = { content: [], size: 0, blobsNew: 0, bytesNew: 0, bytesStored: 0, changed: false };
     const saveChunk = async (chunk: Uint8Array) => {
@@ -102,11 +104,11 @@ export class FileSaver {
     // New bytes buf[from, filled) were just added: cut and save every chunk they complete.
     const scan = async (from: number) => {
       for (;;) {
-        const n = chunker.scan(buf.subarray(from, filled));
+        const n = chunker.scan(buf!.subarray(from, filled));
         if (n < 0) return;
         const end = from + n;
-        await saveChunk(buf.subarray(0, end));
-        buf.copyWithin(0, end, filled);
+        await saveChunk(buf!.subarray(0, end));
+        buf!.copyWithin(0, end, filled);
         filled -= end;
         from = 0;
       }
@@ -115,10 +117,24 @@ export class FileSaver {
       if (d.reader.open) {
         const file = await d.reader.open(job.ref, job.size, signal);
         try {
-          for (;;) {
+          // A file the reader already holds whole and that cannot hold a cut (the chunker cuts
+          // nothing before MIN_SIZE) is one chunk: saved from the reader's bytes, not copied.
+          const whole = file.readAll ? await file.readAll() : undefined;
+          if (whole && whole.length <= MIN_SIZE) {
+            if (whole.length > 0) await saveChunk(whole);
+          } else if (whole) {
+            for (let at = 0; at < whole.length; at += PIECE) {
+              const part = whole.subarray(at, at + PIECE);
+              if (buffer().length - filled < part.length) buf = this.#grow(buffer(), filled);
+              buf!.set(part, filled);
+              filled += part.length;
+              await scan(filled - part.length);
+            }
+          }
+          for (; !whole; ) {
             throwIfAborted(signal);
-            if (filled === buf.length) buf = this.#grow(buf, filled);
-            const n = await file.readInto(buf.subarray(filled, filled + Math.min(PIECE, buf.length - filled)));
+            if (filled === buffer().length) buf = this.#grow(buffer(), filled);
+            const n = await file.readInto(buf!.subarray(filled, filled + Math.min(PIECE, buf!.length - filled)));
             if (n === 0) break;
             filled += n;
             await scan(filled - n);
@@ -130,20 +146,20 @@ export class FileSaver {
         for await (const piece of d.reader.read(job.ref, job.size, signal)) {
           for (let at = 0; at < piece.length; at += PIECE) {
             const part = piece.subarray(at, at + PIECE);
-            if (buf.length - filled < part.length) buf = this.#grow(buf, filled);
-            buf.set(part, filled);
+            if (buffer().length - filled < part.length) buf = this.#grow(buffer(), filled);
+            buf!.set(part, filled);
             filled += part.length;
             await scan(filled - part.length);
           }
         }
       }
-      if (filled > 0) await saveChunk(buf.subarray(0, filled));
+      if (filled > 0) await saveChunk(buf!.subarray(0, filled));
     } catch (e) {
       if (e instanceof CairnError) throw e;
       throw new CairnError('INTERNAL', `saving ${job.path}: ${(e as Error).message}`, { cause: e, detail: { path: job.path } });
     } finally {
       this.#chunkers.push(chunker);
-      (buf.length === SMALL_BUFFER ? this.#smallBuffers : this.#buffers).push(buf);
+      if (buf) (buf.length === SMALL_BUFFER ? this.#smallBuffers : this.#buffers).push(buf);
     }
     out.changed = out.size !== job.size;
     return out;

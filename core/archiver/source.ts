@@ -63,5 +63,10 @@ export interface FileContentReader {
 export interface OpenedFile {
   /** Reads the next bytes into `buf` (from its start); returns how many, 0 at the end. */
   readInto(buf: Uint8Array): number | Promise<number>;
+  /**
+   * Optional: the whole file at once, where the reader holds it in memory anyway (a small
+   * file read together with others). Called instead of readInto, never after it.
+   */
+  readAll?(): Promise<Uint8Array>;
   close(): void | Promise<void>;
 }

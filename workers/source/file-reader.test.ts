@@ -49,6 +49,29 @@ describe('browserFileReader', () => {
     expect((reads.mock.contexts[0] as Blob).size).toBe(datas.reduce((s, d) => s + d.length, 0));
   });
 
+  it('hands a small file over whole (readAll) from the shared request, without copying; a large one has no readAll', async () => {
+    const datas = [seeded(3000, 41), seeded(200 << 10, 42), new Uint8Array(0)];
+    const reads = vi.spyOn(Blob.prototype, 'arrayBuffer');
+    const opened = await Promise.all(datas.map((d, i) => open(new File([d], `w${i}`), d.length)));
+    const got = await Promise.all(opened.map((f) => f.readAll!()));
+    got.forEach((g, i) => same(g, datas[i]!));
+    expect(got[0]!.buffer).toBe(got[1]!.buffer); // views of the one read
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(await opened[0]!.readInto(new Uint8Array(10))).toBe(0); // taken: nothing left
+    const large = await open(new File([seeded(300 << 10, 43)], 'large'), 300 << 10);
+    expect(large.readAll).toBeUndefined();
+    await large.close();
+  });
+
+  it('a small file that cannot be read fails readAll with SOURCE_READ naming it', async () => {
+    const f = new File([seeded(500, 44)], 'gone.txt');
+    vi.spyOn(Blob.prototype, 'arrayBuffer').mockRejectedValue(Object.assign(new Error('x'), { name: 'NotReadableError' }));
+    const e = await (await open(f, f.size)).readAll!().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(CairnError);
+    expect((e as CairnError).code).toBe('SOURCE_READ');
+    expect((e as CairnError).message).toContain('gone.txt');
+  });
+
   it('caps a shared request at 64 files', async () => {
     const datas = Array.from({ length: 150 }, (_, i) => seeded(50 + i, i + 7));
     const reads = vi.spyOn(Blob.prototype, 'arrayBuffer');

@@ -213,6 +213,16 @@ export const browserFileReader: FileContentReader = {
         if (at === all.length) bytes = undefined;
         return n;
       },
+      async readAll() {
+        if (!bytes) return new Uint8Array(0);
+        try {
+          return await bytes;
+        } catch (e) {
+          throw readError(ref, e);
+        } finally {
+          bytes = undefined;
+        }
+      },
       close() {
         bytes = undefined;
       },
