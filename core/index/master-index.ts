@@ -93,10 +93,11 @@ export class MasterIndex {
     }
   }
 
-  #location(e: number): BlobLocation {
+  /** Entry `e` as a BlobLocation; `id` when the caller has its hex already. */
+  #location(e: number, id?: ID): BlobLocation {
     return {
       type: this.#type[e] ? 'tree' : 'data',
-      id: toHex(this.#ids.subarray(e * 32, e * 32 + 32)),
+      id: id ?? toHex(this.#ids.subarray(e * 32, e * 32 + 32)),
       packID: this.#packIDs[this.#pack[e]!]!,
       offset: this.#offset[e]!,
       length: this.#length[e]!,
@@ -110,7 +111,7 @@ export class MasterIndex {
 
   lookup(type: BlobType, id: ID): BlobLocation | undefined {
     const e = this.#find(type, id);
-    return e < 0 ? undefined : this.#location(e);
+    return e < 0 ? undefined : this.#location(e, id);
   }
 
   /** Every stored copy of a blob (duplicates across packs are legal). */
@@ -123,7 +124,7 @@ export class MasterIndex {
     for (let s = this.#slotOf(bytes, 0); ; s = (s + 1) & mask) {
       const e = this.#table[s]!;
       if (e === 0) return out;
-      if (this.#matches(e - 1, bytes, t)) out.push(this.#location(e - 1));
+      if (this.#matches(e - 1, bytes, t)) out.push(this.#location(e - 1, id));
     }
   }
 

@@ -30,20 +30,29 @@ export async function loadTree(repo: Repository, id: ID, signal?: AbortSignal): 
 }
 
 export async function* walk(repo: Repository, treeID: ID, opts: WalkOptions = {}, prefix: string[] = []): AsyncGenerator<WalkItem> {
-  let tree: Tree;
-  try {
-    tree = await loadTree(repo, treeID, opts.signal);
-  } catch (e) {
-    if (!opts.onTreeError || (e instanceof CairnError && e.code === 'ABORTED')) throw e;
-    opts.onTreeError(prefix, treeID, e);
-    return;
-  }
-  for (const node of tree.nodes) {
-    const item = { path: [...prefix, node.name], node };
-    yield item;
-    if (node.type === 'dir' && node.subtree && (opts.enter?.(item) ?? true)) {
-      yield* walk(repo, node.subtree, opts, item.path);
+  // One generator with a stack of open directories, not one generator per directory: each
+  // item of a nested `yield*` passes through every level above it (a few promise turns each),
+  // which for 50 000 small files cost more than decoding their trees.
+  const open: { nodes: Node[]; at: number; path: string[] }[] = [];
+  const enter = async (id: ID, path: string[]) => {
+    try {
+      open.push({ nodes: (await loadTree(repo, id, opts.signal)).nodes, at: 0, path });
+    } catch (e) {
+      if (!opts.onTreeError || (e instanceof CairnError && e.code === 'ABORTED')) throw e;
+      opts.onTreeError(path, id, e);
     }
+  };
+  await enter(treeID, prefix);
+  while (open.length > 0) {
+    const dir = open[open.length - 1]!;
+    if (dir.at === dir.nodes.length) {
+      open.pop();
+      continue;
+    }
+    const node = dir.nodes[dir.at++]!;
+    const item = { path: [...dir.path, node.name], node };
+    yield item;
+    if (node.type === 'dir' && node.subtree && (opts.enter?.(item) ?? true)) await enter(node.subtree, item.path);
   }
 }
 
