@@ -8,7 +8,7 @@ import type { Node } from '../data/node';
 import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
-import { walk } from '../walker';
+import { walk, type WalkItem } from '../walker';
 import { contentSize } from './file-stream';
 import { knownCrc, lookahead } from './lookahead';
 import type { PackDecoder, RestoreError, RestoreResult } from './restorer';
@@ -43,15 +43,15 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   };
   const zip = new ZipWriter(sink, { forceZip64: opts.forceZip64 });
 
-  // Totals first (trees only, no data), so progress has an ETA.
-  const items = async function* () {
-    if (root.kind === 'node') {
-      yield { path: [root.node.name], node: root.node };
-      return;
-    }
-    if (root.name) yield* walk(repo, root.tree, { signal, onTreeError: (p, _id, e) => fail('/' + [root.name, ...p].join('/'), e) }, [root.name]);
-    else yield* walk(repo, root.tree, { signal, onTreeError: (p, _id, e) => fail('/' + p.join('/'), e) });
-  };
+  // Totals first (trees only, no data), so progress has an ETA. The walk itself, not wrapped
+  // in another generator: every item would pass through it (see walk). Its paths already
+  // start with the root's name.
+  const items = (): AsyncGenerator<WalkItem> =>
+    root.kind === 'node'
+      ? (async function* () {
+          yield { path: [root.node.name], node: root.node };
+        })()
+      : walk(repo, root.tree, { signal, onTreeError: (p, _id, e) => fail('/' + p.join('/'), e) }, root.name ? [root.name] : []);
   for await (const { node } of items()) {
     if (node.type !== 'file') continue;
     progress.total.files++;

@@ -118,6 +118,27 @@ describe('webkitdirectory source', () => {
     expect(excludeMatcher(['  ', ''])).toBeUndefined();
   });
 
+  it('names a folder whose tree is damaged by its path in the archive, under a named root too', async () => {
+    const be = new MemoryBackend();
+    const repo = await Repository.init(be, 'pw', { owner: { username: 'u', hostname: 'h' }, kdf: TEST_KDF });
+    const small: [string, Uint8Array<ArrayBuffer>][] = [['R/A/one.bin', seeded(500, 11)], ['R/A/D/two.bin', seeded(700, 12)], ['R/B/three.bin', seeded(900, 13)]];
+    const src = fileListSource(pick(small).files, pick(small).relativePaths);
+    const r = await backup(repo, src, inProcessPool({ saver: be, reader: browserFileReader }), { targets: [src.target], hostname: 'h' });
+    const d = await lookupPath(repo, r.snapshot.tree, ['R', 'A', 'D']);
+    const loc = repo.lookupBlob('tree', d!.subtree!)!;
+    const pack = await be.load({ type: 'data', name: loc.packID });
+    pack[loc.offset + 20] ^= 0xff;
+    await be.save({ type: 'data', name: loc.packID }, pack);
+    for (const name of ['', 'snap']) {
+      const fresh = await Repository.open(be, 'pw');
+      const chunks: Uint8Array[] = [];
+      const res = await zipTree(fresh, { kind: 'tree', tree: r.snapshot.tree, name }, (c) => void chunks.push(c.slice()));
+      const at = name ? `/${name}` : '';
+      expect(res.errors.map((e) => [e.path, e.code])).toEqual([[`${at}/R/A/D`, 'MAC_MISMATCH']]);
+      expect(res.files).toBe(2);
+    }
+  });
+
   it('names a file whose data is damaged and still zips the others', async () => {
     const be = new MemoryBackend();
     const repo = await Repository.init(be, 'pw', { owner: { username: 'u', hostname: 'h' }, kdf: TEST_KDF });
