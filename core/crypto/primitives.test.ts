@@ -19,6 +19,10 @@ describe('ctrAdd', () => {
     expect(hex(ctrAdd(Uint8Array.from(Buffer.from('000000000000000000000000ffffff00', 'hex')), 0x100))).toBe('00000000000000000000000100000000');
     expect(hex(ctrAdd(new Uint8Array(16).fill(0xff), 2))).toBe('00000000000000000000000000000001');
     expect(hex(ctrAdd(Uint8Array.from(Buffer.from('0102030405060708090a0b0c0d0e0f10', 'hex')), 2 ** 40 + 5))).toBe('0102030405060708090a0c0c0d0e0f15');
+    // A Node Buffer as the IV (its slice() is a view): left as it was.
+    const buf = Buffer.from('000000000000000000000000000000f0', 'hex');
+    expect(hex(ctrAdd(buf, 0x4000))).toBe('000000000000000000000000000040f0');
+    expect(buf.toString('hex')).toBe('000000000000000000000000000000f0');
   });
 });
 

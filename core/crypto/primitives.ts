@@ -44,7 +44,9 @@ const CTR_PIECE = 128 << 10;
 
 /** The counter block `blocks` 16-byte blocks after `iv` (a big-endian 128-bit integer, wrapping). */
 export function ctrAdd(iv: Uint8Array, blocks: number): Uint8Array {
-  const out = iv.slice(0, 16);
+  // A copy, never a view: Node's Buffer.slice() shares memory, and the caller's IV must stay.
+  const out = new Uint8Array(16);
+  out.set(iv.subarray(0, 16));
   let carry = blocks;
   for (let i = 15; i >= 0 && carry > 0; i--) {
     const sum = out[i]! + (carry % 256);

@@ -1,0 +1,33 @@
+// The AES choice where WebCrypto wins on bulk data (as in Node here, and in Chromium with AES
+// instructions): single blocks and small data go to the WebAssembly AES, larger data to
+// WebCrypto, and every size gives node:crypto's bytes.
+import { describe, expect, it, vi } from 'vitest';
+import nodeCrypto from 'node:crypto';
+import { chooseAes, SMALL_CTR } from './aes-choice';
+import { primitives } from '../core/crypto/primitives';
+
+function nodeCtr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
+  const c = nodeCrypto.createCipheriv('aes-256-ctr', key, iv);
+  return new Uint8Array(Buffer.concat([c.update(data), c.final()]));
+}
+
+describe('chooseAes', () => {
+  it('keeps WebCrypto for bulk data but sends blocks and small data to WebAssembly, with the same bytes', async () => {
+    expect(await chooseAes()).toBe('webcrypto'); // OpenSSL's AES in Node is far ahead of any WASM
+    const encrypt = vi.spyOn(globalThis.crypto.subtle, 'encrypt');
+    const key = nodeCrypto.randomBytes(32);
+    for (const size of [0, 1, 16, 1000, SMALL_CTR]) {
+      const iv = nodeCrypto.randomBytes(16), data = nodeCrypto.randomBytes(size);
+      expect(Buffer.from(await primitives().aes256ctr(key, iv, data)).equals(Buffer.from(nodeCtr(key, iv, data))), `${size} bytes`).toBe(true);
+    }
+    const k16 = nodeCrypto.randomBytes(16), block = nodeCrypto.randomBytes(16);
+    const ecb = nodeCrypto.createCipheriv('aes-128-ecb', k16, null).setAutoPadding(false).update(block);
+    expect(Buffer.from(await primitives().aes128block(k16, block)).equals(ecb)).toBe(true);
+    expect(encrypt).not.toHaveBeenCalled();
+    for (const size of [SMALL_CTR + 1, 300_000]) {
+      const iv = nodeCrypto.randomBytes(16), data = nodeCrypto.randomBytes(size);
+      expect(Buffer.from(await primitives().aes256ctr(key, iv, data)).equals(Buffer.from(nodeCtr(key, iv, data))), `${size} bytes`).toBe(true);
+    }
+    expect(encrypt).toHaveBeenCalled();
+  });
+});
