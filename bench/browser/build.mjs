@@ -4,7 +4,8 @@
 import path from 'node:path';
 import { ROOT } from '../lib/config.mjs';
 
-export async function buildBenchPage(outDir) {
+/** `minify: false` keeps names readable (for profiles). */
+export async function buildBenchPage(outDir, { minify = true } = {}) {
   const { build } = await import('vite');
   await build({
     configFile: false,
@@ -14,7 +15,7 @@ export async function buildBenchPage(outDir) {
     publicDir: false,
     define: { __CAIRN_TEST_HOOKS__: 'false' },
     worker: { format: 'es' },
-    build: { outDir, emptyOutDir: true, target: 'es2022', sourcemap: false, assetsInlineLimit: (f) => (f.endsWith('.wasm') ? false : undefined) },
+    build: { outDir, emptyOutDir: true, target: 'es2022', sourcemap: false, minify, assetsInlineLimit: (f) => (f.endsWith('.wasm') ? false : undefined) },
     server: { fs: { allow: [ROOT] } },
   });
   return outDir;

@@ -116,6 +116,42 @@ describe('lookahead', () => {
     expect(stats.maxInFlight).toBeLessThanOrEqual(3);
   });
 
+  it('reads many small files whose blobs alternate between packs in a few ranges, not one read per file', async () => {
+    // Three backups store a third of the files each, in packs of their own; a fourth of all
+    // of them stores no data, so in file order the blobs alternate between the three packs.
+    const { repo, backend } = await memRepo();
+    const files = Array.from({ length: 3000 }, (_, i) => [`f${String(i).padStart(4, '0')}.txt`, text(`small file ${i} `.repeat(1 + (i % 7)))] as const);
+    // Listed out of name order, as savers finish files out of order: each pack holds its
+    // files' blobs shuffled against the order a walk meets them.
+    const order = files.map((_, i) => i).sort((a, b) => ((a * 7919) % 3001) - ((b * 7919) % 3001));
+    const of = (keep: (i: number) => boolean) => {
+      const dir: MemDir = {};
+      for (const i of order) if (keep(i)) dir[files[i]![0]] = { data: files[i]![1] };
+      return new MemSource({ top: dir });
+    };
+    // Runs of 1–64 files go to one of three packs, as two savers taking queued jobs store them.
+    const packOf: number[] = [];
+    for (let x = 12345; packOf.length < files.length; ) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      const run = 1 + (x >>> 8) % 64, p = (x >>> 20) % 3;
+      for (let j = 0; j < run; j++) packOf.push(p);
+    }
+    for (const keep of [0, 1, 2].map((p) => (i: number) => packOf[i] === p)) {
+      const src = of(keep);
+      await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/top'] });
+    }
+    const all = of(() => true);
+    const r = await backup(repo, all, inProcessPool({ saver: repo.backend, reader: all }), { hostname: 'h', targets: ['/top'] });
+    const { be, stats } = counting(backend);
+    const fresh = await Repository.open(be, 'unit-test-password');
+    await fresh.loadIndex();
+    const got = await zipLike(fresh, r.snapshot.tree, { ranges: 2 });
+    for (const [n, d] of files) expect(Buffer.from(got.get(`top/${n}`) as Uint8Array).equals(Buffer.from(d)), n).toBe(true);
+    expect(stats.maxInFlight).toBeLessThanOrEqual(2);
+    // Each range takes up to 1024 of the loads ahead: about 3000 / 1024 * 2 packs of them.
+    expect(stats.loads).toBeLessThanOrEqual(12);
+  });
+
   it('decodes ranges of 64 KiB or more through the given PackDecoder', async () => {
     const { repo, tree } = await fixture();
     const { decode, calls } = localDecoder();

@@ -1,0 +1,102 @@
+// Where the engine worker's time goes in one operation: backs up a dataset in Chromium (the
+// bench page, unminified), then runs `zip` or `restore` of that snapshot with V8's CPU
+// profiler on the engine worker (CDP Profiler), and prints the functions by self time and by
+// inclusive time (builtins are charged to the JS that called them).
+//
+//   node bench/browser/engine-profile.mjs [dataset dir] [zip|restore|backup] [profile.json]
+//
+// PROFILE_EVAL_BEFORE / PROFILE_EVAL: an expression evaluated in the engine worker before the
+// operation / printed after it (e.g. counters a temporary instrumentation keeps on globalThis).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { serve, staticRoutes, CHROMIUM_FLAGS } from '../lib/chromium.mjs';
+import { buildBenchPage } from './build.mjs';
+import { ROOT } from '../lib/config.mjs';
+
+const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d2-small'));
+const op = process.argv[3] ?? 'zip';
+const out = path.join(ROOT, 'bench/data/browser-build-profile');
+await buildBenchPage(out, { minify: false });
+const server = await serve(staticRoutes(out));
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-engine-profile-'));
+const port = 9300 + Math.floor(Math.random() * 500);
+const chrome = spawn(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', [...CHROMIUM_FLAGS, '--headless=new', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+const { chromium } = await import('playwright-core');
+let browser;
+for (let i = 0; i < 50 && !browser; i++) browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`).catch(() => new Promise((r) => setTimeout(r, 200)));
+const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
+await page.goto(server.url + '/');
+await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
+await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `profile-${Date.now()}` }, pw: 'engine profile password' });
+await page.setInputFiles('#src', dataset, { timeout: 0 });
+const cdp = await browser.newBrowserCDPSession();
+
+/** Sends CDP commands to the engine worker through the browser session. */
+async function engineSession() {
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const t = targetInfos.find((x) => x.type === 'worker' && x.url.includes('engine.worker'));
+  if (!t) throw new Error('no engine worker target: ' + targetInfos.map((x) => `${x.type} ${x.url}`).join(', '));
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
+  let id = 0;
+  const replies = new Map();
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message);
+    replies.get(m.id)?.(m);
+  });
+  return (method, params = {}) => {
+    const n = ++id;
+    const reply = new Promise((r) => replies.set(n, r));
+    return cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method, params }) }).then(() => reply);
+  };
+}
+
+const first = op === 'backup' ? undefined : await page.evaluate(() => window.cairnBench.backup());
+const send = await engineSession();
+if (process.env.PROFILE_EVAL_BEFORE) await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL_BEFORE });
+await send('Profiler.enable');
+await send('Profiler.setSamplingInterval', { interval: 200 });
+await send('Profiler.start');
+const t0 = Date.now();
+if (op === 'zip') await page.evaluate((s) => window.cairnBench.zip(s), first.snapshotId);
+else if (op === 'restore') await page.evaluate((s) => window.cairnBench.restore(s, 'profiled'), first.snapshotId);
+else await page.evaluate(() => window.cairnBench.backup());
+const wall = Date.now() - t0;
+const { result } = await send('Profiler.stop');
+if (process.env.PROFILE_EVAL) console.log('eval:', JSON.stringify((await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL, returnByValue: true })).result));
+const prof = result.profile;
+if (process.argv[4]) fs.writeFileSync(process.argv[4], JSON.stringify(prof));
+
+const dt = new Map();
+for (let i = 0; i < prof.samples.length; i++) dt.set(prof.samples[i], (dt.get(prof.samples[i]) ?? 0) + (prof.timeDeltas[i] ?? 0));
+const parent = new Map();
+for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+const key = (n) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1}`;
+const self = new Map();
+const incl = new Map();
+for (const n of prof.nodes) {
+  const t = dt.get(n.id) ?? 0;
+  if (!t) continue;
+  self.set(key(n), (self.get(key(n)) ?? 0) + t);
+  const seen = new Set();
+  for (let id = n.id; id !== undefined; id = parent.get(id)) {
+    const k = key(byId.get(id));
+    if (!seen.has(k)) {
+      seen.add(k);
+      incl.set(k, (incl.get(k) ?? 0) + t);
+    }
+  }
+}
+const busy = [...self].filter(([k]) => !k.startsWith('(idle)')).reduce((a, [, v]) => a + v, 0);
+console.log(`${op}: ${(wall / 1000).toFixed(2)} s wall; engine busy ${(busy / 1e6).toFixed(2)} s (idle ${((self.get('(idle) :0') ?? 0) / 1e6).toFixed(2)} s)`);
+const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`).join('\n');
+console.log('by self time:\n' + top(self, 30));
+console.log('by inclusive time:\n' + top(incl, 40));
+await browser.close();
+chrome.kill();
+await new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once('exit', r)));
+await server.close();
+fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+process.exit(0);
