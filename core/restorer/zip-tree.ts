@@ -8,8 +8,7 @@ import type { Node } from '../data/node';
 import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
-import { loadTree, walk, type WalkItem, type WalkOptions } from '../walker';
-import type { Tree } from '../data/tree';
+import { walk, type WalkItem } from '../walker';
 import { contentSize } from './file-stream';
 import { knownCrc, lookahead } from './lookahead';
 import type { PackDecoder, RestoreError, RestoreResult } from './restorer';
@@ -27,9 +26,6 @@ export interface ZipTreeOptions {
 
 /** What goes into the archive: a directory's subtree under `name/`, or one file. */
 export type ZipRoot = { kind: 'tree'; tree: ID; name: string } | { kind: 'node'; node: Node };
-
-/** Decoded tree nodes the totals pass keeps for the data pass (~100–200 bytes each). */
-const KEEP_NODES = 100_000;
 
 const mtimeOf = (n: Node) => new Date(n.mtime.unixMillis());
 const permOf = (n: Node) => (n.mode ?? 0o644) & 0o7777;
@@ -50,30 +46,13 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   // Totals first (trees only, no data), so progress has an ETA. The walk itself, not wrapped
   // in another generator: every item would pass through it (see walk). Its paths already
   // start with the root's name.
-  // The data pass takes the trees the totals pass decoded, while they stay few enough to keep.
-  const kept = new Map<ID, Tree>();
-  let keptNodes = 0;
-  const keepTree = async (id: ID, sig?: AbortSignal) => {
-    const tree = await loadTree(repo, id, sig);
-    if (keptNodes + tree.nodes.length <= KEEP_NODES) {
-      kept.set(id, tree);
-      keptNodes += tree.nodes.length;
-    }
-    return tree;
-  };
-  const takeTree = (id: ID, sig?: AbortSignal) => {
-    const tree = kept.get(id);
-    if (!tree) return loadTree(repo, id, sig);
-    kept.delete(id); // a tree used twice in the snapshot loads again the second time
-    return Promise.resolve(tree);
-  };
-  const items = (loadTree: WalkOptions['loadTree']): AsyncGenerator<WalkItem> =>
+  const items = (): AsyncGenerator<WalkItem> =>
     root.kind === 'node'
       ? (async function* () {
           yield { path: [root.node.name], node: root.node };
         })()
-      : walk(repo, root.tree, { signal, loadTree, onTreeError: (p, _id, e) => fail('/' + p.join('/'), e) }, root.name ? [root.name] : []);
-  for await (const { node } of items(keepTree)) {
+      : walk(repo, root.tree, { signal, onTreeError: (p, _id, e) => fail('/' + p.join('/'), e) }, root.name ? [root.name] : []);
+  for await (const { node } of items()) {
     if (node.type !== 'file') continue;
     progress.total.files++;
     progress.total.bytes += node.size ?? 0;
@@ -83,7 +62,7 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   progress.errors = 0;
 
   if (root.kind === 'tree' && root.name) await zip.directory(root.name, { mtime: new Date() });
-  for await (const { path, node, content } of lookahead(repo, items(takeTree), { signal, ranges: opts.ranges, decodePack: opts.decodePack, crc: true })) {
+  for await (const { path, node, content } of lookahead(repo, items(), { signal, ranges: opts.ranges, decodePack: opts.decodePack, crc: true })) {
     throwIfAborted(signal);
     const name = path.join('/');
     const meta = { mtime: mtimeOf(node), mode: permOf(node) };

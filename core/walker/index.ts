@@ -18,8 +18,6 @@ export interface WalkOptions {
   enter?: (item: WalkItem) => boolean;
   /** Called for trees that cannot be loaded; without it the walk throws. */
   onTreeError?: (path: string[], treeID: ID, e: unknown) => void;
-  /** Loads a tree (default: loadTree), e.g. from trees a walk before this one kept. */
-  loadTree?: (id: ID, signal?: AbortSignal) => Promise<Tree>;
 }
 
 export async function loadTree(repo: Repository, id: ID, signal?: AbortSignal): Promise<Tree> {
@@ -38,7 +36,7 @@ export async function* walk(repo: Repository, treeID: ID, opts: WalkOptions = {}
   const open: { nodes: Node[]; at: number; path: string[] }[] = [];
   const enter = async (id: ID, path: string[]) => {
     try {
-      open.push({ nodes: (await (opts.loadTree ? opts.loadTree(id, opts.signal) : loadTree(repo, id, opts.signal))).nodes, at: 0, path });
+      open.push({ nodes: (await loadTree(repo, id, opts.signal)).nodes, at: 0, path });
     } catch (e) {
       if (!opts.onTreeError || (e instanceof CairnError && e.code === 'ABORTED')) throw e;
       opts.onTreeError(path, id, e);
