@@ -7,6 +7,7 @@
 //
 // PROFILE_EVAL_BEFORE / PROFILE_EVAL: an expression evaluated in the engine worker before the
 // operation / printed after it (e.g. counters a temporary instrumentation keeps on globalThis).
+// PROFILE_CONSOLE=1: prints the page's and its workers' console output.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,7 @@ const { chromium } = await import('playwright-core');
 let browser;
 for (let i = 0; i < 50 && !browser; i++) browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`).catch(() => new Promise((r) => setTimeout(r, 200)));
 const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
+if (process.env.PROFILE_CONSOLE) page.on('console', (m) => console.log('console:', m.text()));
 await page.goto(server.url + '/');
 await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
 await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `profile-${Date.now()}` }, pw: 'engine profile password' });
