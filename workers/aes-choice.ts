@@ -12,10 +12,8 @@
 // few KiB: 50 000 small files cost ~3 CPU-s of calls. So the WebAssembly AES takes the single
 // blocks and data up to SMALL_CTR bytes (~23 µs at 175 MB/s) in any case.
 
-import type { Primitives } from '../core/crypto/primitives';
-
 import { wasmAes } from '../core/crypto/aes-wasm';
-import { primitives, setPrimitives } from '../core/crypto/primitives';
+import { primitives, setPrimitives, type Primitives } from '../core/crypto/primitives';
 
 const SAMPLE = 1 << 20;
 /** AES-CTR data up to this size goes to the WebAssembly AES even where WebCrypto wins on bulk. */

@@ -131,7 +131,7 @@ export class FileSaver {
               await scan(filled - part.length);
             }
           }
-          for (; !whole; ) {
+          while (!whole) {
             throwIfAborted(signal);
             if (filled === buffer().length) buf = this.#grow(buffer(), filled);
             const n = await file.readInto(buf!.subarray(filled, filled + Math.min(PIECE, buf!.length - filled)));

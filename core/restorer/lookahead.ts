@@ -179,9 +179,9 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
   };
 
   /**
-   * Budget a range needs free before it starts (the file being written excepted, see content):
-   * started as soon as a blob's worth came free, ranges shrank to a blob or two each once the
-   * budget was full.
+   * Budget a range needs free before it starts (the file being written excepted, see content),
+   * so that a range started once the budget was full can take more than the blob or two whose
+   * handing over freed it.
    */
   const roomToStart = Math.min(rangeBytes, maxBytes >> 2);
 
