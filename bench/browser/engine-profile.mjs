@@ -9,10 +9,8 @@
 // operation / printed after it (e.g. counters a temporary instrumentation keeps on globalThis).
 // PROFILE_CONSOLE=1: prints the page's and its workers' console output.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { serve, staticRoutes, CHROMIUM_FLAGS } from '../lib/chromium.mjs';
+import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
 import { buildBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
@@ -21,13 +19,7 @@ const op = process.argv[3] ?? 'zip';
 const out = path.join(ROOT, 'bench/data/browser-build-profile');
 await buildBenchPage(out, { minify: false });
 const server = await serve(staticRoutes(out));
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-engine-profile-'));
-const port = 9300 + Math.floor(Math.random() * 500);
-const chrome = spawn(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', [...CHROMIUM_FLAGS, '--headless=new', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
-const { chromium } = await import('playwright-core');
-let browser;
-for (let i = 0; i < 50 && !browser; i++) browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`).catch(() => new Promise((r) => setTimeout(r, 200)));
-const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
+const { browser, page, close } = await launchWithCdp('cairn-engine-profile-');
 if (process.env.PROFILE_CONSOLE) page.on('console', (m) => console.log('console:', m.text()));
 await page.goto(server.url + '/');
 await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
@@ -96,9 +88,6 @@ console.log(`${op}: ${(wall / 1000).toFixed(2)} s wall; engine busy ${(busy / 1e
 const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`).join('\n');
 console.log('by self time:\n' + top(self, 30));
 console.log('by inclusive time:\n' + top(incl, 40));
-await browser.close();
-chrome.kill();
-await new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once('exit', r)));
+await close();
 await server.close();
-fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
 process.exit(0);

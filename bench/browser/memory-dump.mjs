@@ -9,10 +9,8 @@
 //   MEMDUMP_GC=1 also collects garbage in every page and worker and dumps again (what is live).
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { serve, staticRoutes, CHROMIUM_FLAGS } from '../lib/chromium.mjs';
+import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
 import { buildBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
@@ -22,15 +20,7 @@ const out = path.join(ROOT, 'bench/data/browser-build');
 await buildBenchPage(out);
 const server = await serve(staticRoutes(out));
 
-// Launched by hand with a debugging port: Playwright's persistent contexts have no browser-level
-// CDP session, and memory dumps need one.
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-memdump-'));
-const port = 9300 + Math.floor(Math.random() * 500);
-const chrome = spawn(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', [...CHROMIUM_FLAGS, '--headless=new', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
-const { chromium } = await import('playwright-core');
-let browser;
-for (let i = 0; i < 50 && !browser; i++) browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`).catch(() => new Promise((r) => setTimeout(r, 200)));
-const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
+const { browser, page, profile, close } = await launchWithCdp('cairn-memdump-');
 await page.goto(server.url + '/');
 await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
 await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `memdump-${Date.now()}` }, pw: 'memory dump password' });
@@ -144,8 +134,5 @@ for (const at of times) {
 }
 await run;
 console.log(`backup took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-await browser.close();
-chrome.kill();
-await new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once('exit', r))); // still writing its profile until then
+await close();
 await server.close();
-fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });

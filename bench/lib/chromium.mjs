@@ -166,3 +166,31 @@ window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
     },
   };
 }
+
+/**
+ * Chromium launched by hand with a debugging port and a fresh on-disk profile, connected over
+ * CDP: Playwright's persistent contexts have no browser-level CDP session, which memory dumps
+ * and worker profiling need. `close()` ends it and removes the profile.
+ */
+export async function launchWithCdp(prefix = 'cairn-cdp-') {
+  const { spawn } = await import('node:child_process');
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const port = 9300 + Math.floor(Math.random() * 500);
+  const chrome = spawn(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', [...CHROMIUM_FLAGS, '--headless=new', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+  const { chromium } = await import('playwright-core');
+  let browser;
+  for (let i = 0; i < 50 && !browser; i++) browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`).catch(() => new Promise((r) => setTimeout(r, 200)));
+  if (!browser) throw new Error('Chromium did not open its debugging port');
+  const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
+  return {
+    browser,
+    page,
+    profile,
+    async close() {
+      await browser.close();
+      chrome.kill();
+      await new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once('exit', r))); // still writing its profile until then
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+    },
+  };
+}

@@ -113,6 +113,16 @@ export class FileSaver {
         from = 0;
       }
     };
+    // Bytes read elsewhere: copied into the buffer a piece at a time, each piece scanned.
+    const add = async (bytes: Uint8Array) => {
+      for (let at = 0; at < bytes.length; at += PIECE) {
+        const part = bytes.subarray(at, at + PIECE);
+        if (buffer().length - filled < part.length) buf = this.#grow(buffer(), filled);
+        buf!.set(part, filled);
+        filled += part.length;
+        await scan(filled - part.length);
+      }
+    };
     try {
       if (d.reader.open) {
         const file = await d.reader.open(job.ref, job.size, signal);
@@ -122,15 +132,7 @@ export class FileSaver {
           const whole = file.readAll ? await file.readAll() : undefined;
           if (whole && whole.length <= MIN_SIZE) {
             if (whole.length > 0) await saveChunk(whole);
-          } else if (whole) {
-            for (let at = 0; at < whole.length; at += PIECE) {
-              const part = whole.subarray(at, at + PIECE);
-              if (buffer().length - filled < part.length) buf = this.#grow(buffer(), filled);
-              buf!.set(part, filled);
-              filled += part.length;
-              await scan(filled - part.length);
-            }
-          }
+          } else if (whole) await add(whole);
           while (!whole) {
             throwIfAborted(signal);
             if (filled === buffer().length) buf = this.#grow(buffer(), filled);
@@ -143,15 +145,7 @@ export class FileSaver {
           await file.close();
         }
       } else {
-        for await (const piece of d.reader.read(job.ref, job.size, signal)) {
-          for (let at = 0; at < piece.length; at += PIECE) {
-            const part = piece.subarray(at, at + PIECE);
-            if (buffer().length - filled < part.length) buf = this.#grow(buffer(), filled);
-            buf!.set(part, filled);
-            filled += part.length;
-            await scan(filled - part.length);
-          }
-        }
+        for await (const piece of d.reader.read(job.ref, job.size, signal)) await add(piece);
       }
       if (filled > 0) await saveChunk(buf!.subarray(0, filled));
     } catch (e) {
