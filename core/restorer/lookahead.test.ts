@@ -152,6 +152,19 @@ describe('lookahead', () => {
     expect(stats.loads).toBeLessThanOrEqual(12);
   });
 
+  it('starts no reads once the consumer has stopped, though reads it started finish later', async () => {
+    const { repo, tree, stats } = await fixture();
+    for await (const { node, content } of lookahead(repo, walk(repo, tree), { ranges: 1, rangeBytes: 4096 })) {
+      if (node.type !== 'file') continue;
+      for await (const _ of content) break;
+      break;
+    }
+    const after = stats.loads;
+    await new Promise((r) => setTimeout(r, 50)); // the read in flight finishes meanwhile
+    expect(stats.inFlight).toBe(0);
+    expect(stats.loads).toBe(after);
+  });
+
   it('decodes ranges of 64 KiB or more through the given PackDecoder', async () => {
     const { repo, tree } = await fixture();
     const { decode, calls } = localDecoder();

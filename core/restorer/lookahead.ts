@@ -199,7 +199,10 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
     return true;
   };
   /** Starts what the budget allows, in order. */
+  /** Set once the consumer is gone: a read finishing later starts no more. */
+  let closed = false;
   const fill = () => {
+    if (closed) return;
     if (current && !fillEntry(current, -1)) return;
     for (let k = started; k < window.length; k++) {
       if (!fillEntry(window[k]!, k)) return;
@@ -272,6 +275,7 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
       fill();
     }
   } finally {
+    closed = true;
     await it.return?.();
   }
 }
