@@ -4,8 +4,9 @@
 // 5000 small files cost 5000 waits in a row.
 //
 // Blobs read ahead that lie near each other in one pack (a backup stores a folder's files
-// about in order, if interleaved) are read as one range, and decoded together: on other threads
-// when a PackDecoder is given (as restore does), else here. Ranges start in file order, so the
+// near each other, in the order its savers finish them) are read as one range, on either side
+// of the blob that starts it, and decoded together: on other threads when a PackDecoder is
+// given (as restore does), else here. Ranges start in file order, so the
 // file being written never waits behind a later one's. Budget: `ranges` reads in flight, and
 // no more than `bytes` of plaintext loaded ahead (a blob larger than that still loads, alone).
 // A blob whose range fails is read again alone through Repository.loadBlob, which tries every
