@@ -30,4 +30,20 @@ describe('chooseAes', () => {
     }
     expect(encrypt).toHaveBeenCalled();
   });
+
+  it("given the engine's choice of WebCrypto, times nothing and still sends small data to WebAssembly", async () => {
+    vi.resetModules();
+    vi.restoreAllMocks();
+    const fresh = await import('./aes-choice');
+    const prims = await import('../core/crypto/primitives');
+    const encrypt = vi.spyOn(globalThis.crypto.subtle, 'encrypt');
+    expect(await fresh.chooseAes('webcrypto')).toBe('webcrypto');
+    expect(encrypt).not.toHaveBeenCalled(); // no timing runs
+    const key = nodeCrypto.randomBytes(32);
+    for (const size of [1000, SMALL_CTR + 1]) {
+      const iv = nodeCrypto.randomBytes(16), data = nodeCrypto.randomBytes(size);
+      expect(Buffer.from(await prims.primitives().aes256ctr(key, iv, data)).equals(Buffer.from(nodeCtr(key, iv, data))), `${size} bytes`).toBe(true);
+      expect(encrypt).toHaveBeenCalledTimes(size <= SMALL_CTR ? 0 : 1);
+    }
+  });
 });

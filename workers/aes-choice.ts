@@ -29,10 +29,12 @@ export type AesChoice = 'auto' | 'webcrypto' | 'wasm';
 
 let choice: Promise<'webcrypto' | 'wasm'> | undefined;
 
-/** Installs the faster AES for this worker (or the one forced); resolves with which one runs. */
+/**
+ * Installs the faster AES for this worker, or the one forced (a file-saver worker is given the
+ * engine's choice); resolves with which one runs. 'webcrypto' keeps the small data on WebAssembly.
+ */
 export function chooseAes(force: AesChoice = 'auto'): Promise<'webcrypto' | 'wasm'> {
   choice ??= (async () => {
-    if (force === 'webcrypto') return 'webcrypto' as const;
     const install = () => setPrimitives({ ...primitives(), ...wasmAes });
     if (force === 'wasm') {
       install();
@@ -43,6 +45,10 @@ export function chooseAes(force: AesChoice = 'auto'): Promise<'webcrypto' | 'was
       aes256ctr: (key, iv, data, out) => (data.length <= SMALL_CTR ? wasmAes.aes256ctr(key, iv, data, out) : web.aes256ctr(key, iv, data, out)),
       aes128block: wasmAes.aes128block,
     };
+    if (force === 'webcrypto') {
+      setPrimitives({ ...primitives(), ...small });
+      return 'webcrypto' as const;
+    }
     const key = new Uint8Array(32).fill(7), iv = new Uint8Array(16), data = new Uint8Array(SAMPLE);
     const viaWeb = (d: Uint8Array) => web.aes256ctr(key, iv, d);
     const own = (d: Uint8Array) => wasmAes.aes256ctr(key, iv, d);

@@ -167,10 +167,11 @@ export type BackupSource =
   | { kind: 'files'; files: File[]; relativePaths: string[] }
   /**
    * The same list, its Files kept by the page and served to the file-saver workers as they
-   * read them (workers/source/file-server.ts): only paths, sizes and times travel here, and
-   * files a backup finds unchanged never leave the page. `server` must be transferred.
+   * read them (workers/source/file-server.ts): only paths travel here, sizes and times follow
+   * over `server` while the backup runs, and files a backup finds unchanged never leave the
+   * page. `server` must be transferred.
    */
-  | { kind: 'served-files'; relativePaths: string[]; sizes: number[]; lastModified: number[]; server: MessagePort };
+  | { kind: 'served-files'; relativePaths: string[]; server: MessagePort };
 
 export interface BackupRequest {
   source: BackupSource;

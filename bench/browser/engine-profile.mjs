@@ -27,11 +27,11 @@ await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { k
 await page.setInputFiles('#src', dataset, { timeout: 0 });
 const cdp = await browser.newBrowserCDPSession();
 
-/** Sends CDP commands to the engine worker through the browser session. */
-async function engineSession() {
+/** Sends CDP commands to the worker whose script URL includes `name` through the browser session. */
+async function workerSession(name) {
   const { targetInfos } = await cdp.send('Target.getTargets');
-  const t = targetInfos.find((x) => x.type === 'worker' && x.url.includes('engine.worker'));
-  if (!t) throw new Error('no engine worker target: ' + targetInfos.map((x) => `${x.type} ${x.url}`).join(', '));
+  const t = targetInfos.find((x) => x.type === 'worker' && x.url.includes(name));
+  if (!t) throw new Error(`no ${name} worker target: ` + targetInfos.map((x) => `${x.type} ${x.url}`).join(', '));
   const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
   let id = 0;
   const replies = new Map();
@@ -47,17 +47,44 @@ async function engineSession() {
 }
 
 const first = op === 'backup' ? undefined : await page.evaluate(() => window.cairnBench.backup());
-const send = await engineSession();
-if (process.env.PROFILE_EVAL_BEFORE) await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL_BEFORE });
-await send('Profiler.enable');
-await send('Profiler.setSamplingInterval', { interval: 200 });
-await send('Profiler.start');
+// PROFILE_WORKER=page: the page's main thread. PROFILE_WORKER=file-saver: a backup's first file-saver worker instead of the engine (savers
+// start with the backup, so its first few hundred milliseconds go unprofiled), profiled for
+// PROFILE_SECONDS.
+const target = process.env.PROFILE_WORKER ?? 'engine.worker';
+const startProfile = async (send) => {
+  if (process.env.PROFILE_EVAL_BEFORE) await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL_BEFORE });
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval: 200 });
+  await send('Profiler.start');
+};
+let send;
+if (target === 'page') {
+  const session = await page.context().newCDPSession(page);
+  send = (method, params) => session.send(method, params).then((result) => ({ result }));
+  await startProfile(send);
+} else if (target === 'engine.worker') {
+  send = await workerSession(target);
+  await startProfile(send);
+}
 const t0 = Date.now();
-if (op === 'zip') await page.evaluate((s) => window.cairnBench.zip(s), first.snapshotId);
-else if (op === 'restore') await page.evaluate((s) => window.cairnBench.restore(s, 'profiled'), first.snapshotId);
-else await page.evaluate(() => window.cairnBench.backup());
-const wall = Date.now() - t0;
+const run =
+  op === 'zip' ? page.evaluate((s) => window.cairnBench.zip(s), first.snapshotId)
+  : op === 'restore' ? page.evaluate((s) => window.cairnBench.restore(s, 'profiled'), first.snapshotId)
+  : page.evaluate(() => window.cairnBench.backup());
+if (!send) {
+  for (;;) {
+    send = await workerSession(target).catch(() => undefined);
+    if (send) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await startProfile(send);
+}
+// A saver ends with its backup, taking its profile along: stop after PROFILE_SECONDS (default 5).
+if (target !== 'engine.worker' && target !== 'page') await new Promise((r) => setTimeout(r, 1000 * Number(process.env.PROFILE_SECONDS ?? 5)));
+else await run;
 const { result } = await send('Profiler.stop');
+await run;
+const wall = Date.now() - t0;
 if (process.env.PROFILE_EVAL) console.log('eval:', JSON.stringify((await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL, returnByValue: true })).result));
 const prof = result.profile;
 if (process.argv[4]) fs.writeFileSync(process.argv[4], JSON.stringify(prof));
@@ -84,7 +111,7 @@ for (const n of prof.nodes) {
   }
 }
 const busy = [...self].filter(([k]) => !k.startsWith('(idle)')).reduce((a, [, v]) => a + v, 0);
-console.log(`${op}: ${(wall / 1000).toFixed(2)} s wall; engine busy ${(busy / 1e6).toFixed(2)} s (idle ${((self.get('(idle) :0') ?? 0) / 1e6).toFixed(2)} s)`);
+console.log(`${op}: ${(wall / 1000).toFixed(2)} s wall; ${target} busy ${(busy / 1e6).toFixed(2)} s (idle ${((self.get('(idle) :0') ?? 0) / 1e6).toFixed(2)} s)`);
 const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`).join('\n');
 console.log('by self time:\n' + top(self, 30));
 console.log('by inclusive time:\n' + top(incl, 40));

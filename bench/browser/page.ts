@@ -71,7 +71,7 @@ const bench = {
     input.value = '';
     const t0 = performance.now();
     // As the app does: the Files stay in the page, served to the savers that read them.
-    const served = await servedFileList(files, relativePaths);
+    const served = servedFileList(files, relativePaths);
     try {
       const r = await api().backup(Comlink.transfer({ source: served.source }, [served.source.server]), progress());
       return { ...r, pageMs: performance.now() - t0, files: files.length, progressTicks };

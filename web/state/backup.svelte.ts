@@ -61,14 +61,16 @@ class BackupRun {
     this.#result = undefined;
     this.#error = undefined;
     performance.mark('cairn:backup-start');
-    let served: Awaited<ReturnType<typeof servedFileList>> | undefined;
+    let served: ReturnType<typeof servedFileList> | undefined;
     this.#listingAbort = new AbortController();
     try {
       const onProgress = progressListener((p) => (this.#progress = p));
-      // A webkitdirectory list stays here: the engine gets its paths, sizes and times, and the
-      // workers that read the files ask this page for just those Files.
-      served = source.kind === 'files' ? await servedFileList(source.files, source.relativePaths, this.#listingAbort.signal, (done, total) => (this.#listing = { done, total })) : undefined;
-      this.#listing = undefined;
+      // A webkitdirectory list stays here: the engine gets its paths (sizes and times follow
+      // while it runs), and the workers that read the files ask this page for just those Files.
+      served =
+        source.kind === 'files'
+          ? servedFileList(source.files, source.relativePaths, this.#listingAbort.signal, (done, total) => (this.#listing = done < total ? { done, total } : undefined))
+          : undefined;
       const request = { source: served?.source ?? source, tags: settings.tags, excludes: settings.excludes, force: settings.force };
       const result = await engine().backup(served ? Comlink.transfer(request, [served.source.server]) : request, onProgress);
       this.#result = result;

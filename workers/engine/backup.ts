@@ -10,7 +10,7 @@ import { excludeMatcher } from './excludes';
 import type { BackupRequest, BackupResultView } from '../api';
 import { browserPool, type BrowserPoolOptions } from '../pool/browser-pool';
 import { fileListSource, fileListSourceOf } from '../source/file-list-source';
-import type { ServedFileRef } from '../source/file-server';
+import { requestMetadata, type ServedFileRef } from '../source/file-server';
 import { handleSource } from '../source/handle-source';
 import type { Owner } from './open';
 import type { Session } from './session';
@@ -19,7 +19,7 @@ import { summaryView } from './views';
 export function sourceFor(req: BackupRequest): SourceFS & { target: string } {
   const src = req.source;
   if (src.kind === 'handle') return handleSource(src.handle);
-  if (src.kind === 'served-files') return fileListSourceOf(src, (i) => ({ served: i }) satisfies ServedFileRef);
+  if (src.kind === 'served-files') return fileListSourceOf(src.relativePaths, requestMetadata(src.server, src.relativePaths.length), (i) => ({ served: i }) satisfies ServedFileRef);
   return fileListSource(src.files, src.relativePaths);
 }
 

@@ -10,7 +10,11 @@ import { dirEntry, fileEntry, pathOps } from './metadata';
 
 interface Dir {
   entry: SourceEntry;
-  children: Map<string, SourceEntry>;
+  /** Subdirectories by name, and files by name as their index in the list. */
+  children: Map<string, SourceEntry | number>;
+  /** The position in the walk order of this directory's last file (-1: none). */
+  last: number;
+  listed?: SourceEntry[];
 }
 
 /** Splits a webkitRelativePath into components; throws on paths that try to escape. */
@@ -24,34 +28,44 @@ export interface FileListSource extends SourceFS {
   /** The snapshot path, "/<picked folder>". */
   readonly target: string;
   readonly files: number;
-  readonly bytes: number;
 }
 
-/** What a list says of each file, in the same order: its path, size and mtime (ms). */
-export interface FileListMeta {
-  relativePaths: readonly string[];
-  sizes: readonly number[];
-  lastModified: readonly number[];
+/**
+ * The sizes and times of a list's files: known up front (a list of Files here), or arriving
+ * while the backup runs (a served list's, read by the page: ./file-server.ts). The source asks
+ * for them in the order it walks the folder, so the first directories can be saved while the
+ * page is still reading the last ones.
+ */
+export interface ListMetadata {
+  /** Called once: the list indices of the files in the order the source will want them. */
+  start(order: Uint32Array): void;
+  /** Settles once the files at positions 0..`pos` of that order are known. */
+  until(pos: number, signal?: AbortSignal): Promise<void>;
+  size(index: number): number;
+  lastModified(index: number): number;
 }
 
-export function fileListSource(files: readonly File[], relativePaths: readonly string[]): FileListSource {
+export function knownMetadata(sizes: readonly number[], lastModified: readonly number[]): ListMetadata {
+  return { start() {}, until: async () => {}, size: (i) => sizes[i]!, lastModified: (i) => lastModified[i]! };
+}
+
+export function fileListSource(files: readonly File[], relativePaths: readonly string[]): FileListSource & { readonly bytes: number } {
   if (files.length !== relativePaths.length) throw new CairnError('USAGE', `${files.length} files but ${relativePaths.length} relative paths`);
-  return fileListSourceOf({ relativePaths, sizes: files.map((f) => f.size), lastModified: files.map((f) => f.lastModified) }, (i) => files[i]);
+  const sizes = files.map((f) => f.size);
+  const source = fileListSourceOf(relativePaths, knownMetadata(sizes, files.map((f) => f.lastModified)), (i) => files[i]);
+  return { ...source, bytes: sizes.reduce((a, b) => a + b, 0) };
 }
 
-/** The source over a list's metadata; `refOf(i)` is what a saver reads for the i-th file. */
-export function fileListSourceOf(meta: FileListMeta, refOf: (index: number) => FileRef): FileListSource {
-  const { relativePaths, sizes, lastModified } = meta;
-  if (sizes.length !== relativePaths.length || lastModified.length !== relativePaths.length) throw new CairnError('USAGE', `${relativePaths.length} paths but ${sizes.length} sizes and ${lastModified.length} times`);
+/** The source over a list's paths and `meta`; `refOf(i)` is what a saver reads for the i-th file. */
+export function fileListSourceOf(relativePaths: readonly string[], meta: ListMetadata, refOf: (index: number) => FileRef): FileListSource {
   if (relativePaths.length === 0) throw new CairnError('USAGE', 'the picked folder has no files (empty folders cannot be read without File System Access)');
   const dirs = new Map<string, Dir>();
   let rootName: string | undefined;
-  let bytes = 0;
   const dirAt = (comps: string[]): Dir => {
     const path = pathOps.join(comps);
     let d = dirs.get(path);
     if (!d) {
-      d = { entry: dirEntry(path, comps[comps.length - 1]!, path), children: new Map() };
+      d = { entry: dirEntry(path, comps[comps.length - 1]!, path), children: new Map(), last: -1 };
       dirs.set(path, d);
       if (comps.length > 1) dirAt(comps.slice(0, -1)).children.set(d.entry.node.name, d.entry);
     }
@@ -63,29 +77,55 @@ export function fileListSourceOf(meta: FileListMeta, refOf: (index: number) => F
     if (comps[0] !== rootName) throw new CairnError('USAGE', `files from more than one folder: ${JSON.stringify(rootName)} and ${JSON.stringify(comps[0])}`);
     const parent = dirAt(comps.slice(0, -1));
     const name = comps[comps.length - 1]!;
-    if (parent.children.has(name)) return; // listed twice
-    const size = sizes[i]!;
-    parent.children.set(name, fileEntry(pathOps.join(comps), name, size, lastModified[i]!, refOf(i)));
-    bytes += size;
+    if (!parent.children.has(name)) parent.children.set(name, i); // else listed twice
   });
-
   const target = pathOps.join([rootName!]);
+
+  // The walk order: the archiver lists a directory, then walks its subdirectories depth-first
+  // in the order listed (core/archiver/archiver.ts), so its files' metadata are asked in turn.
+  const order = new Uint32Array(relativePaths.length);
+  const position = new Map<number, number>();
+  let n = 0;
+  const stack = [dirs.get(target)!];
+  while (stack.length > 0) {
+    const d = stack.pop()!;
+    const subdirs: Dir[] = [];
+    for (const c of d.children.values()) {
+      if (typeof c === 'number') {
+        position.set(c, n);
+        d.last = n;
+        order[n++] = c;
+      } else subdirs.push(dirs.get(c.path)!);
+    }
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+  }
+  meta.start(order.subarray(0, n));
+
+  const fileAt = (path: string, name: string, i: number) => fileEntry(path, name, meta.size(i), meta.lastModified(i), refOf(i));
   return {
     target,
-    files: relativePaths.length,
-    bytes,
+    files: n,
     ...pathOps,
-    async stat(path) {
+    async stat(path, signal) {
       const abs = pathOps.absolute(path);
       const d = dirs.get(abs);
       if (d) return d.entry;
       const comps = pathOps.components(abs);
-      const f = dirs.get(pathOps.join(comps.slice(0, -1)))?.children.get(comps[comps.length - 1] ?? '');
-      if (f) return f;
+      const i = dirs.get(pathOps.join(comps.slice(0, -1)))?.children.get(comps[comps.length - 1] ?? '');
+      if (typeof i === 'number') {
+        await meta.until(position.get(i)!, signal);
+        return fileAt(abs, comps[comps.length - 1]!, i);
+      }
       throw new CairnError('SOURCE_READ', `${abs}: not in the picked folder`, { detail: { path: abs } });
     },
-    async readDir(dir) {
-      return [...(dirs.get(dir.path)?.children.values() ?? [])];
+    async readDir(dir, _onError, signal) {
+      const d = dirs.get(dir.path);
+      if (!d) return [];
+      if (!d.listed) {
+        if (d.last >= 0) await meta.until(d.last, signal);
+        d.listed ??= [...d.children].map(([name, c]) => (typeof c === 'number' ? fileAt(`${d.entry.path}/${name}`, name, c) : c));
+      }
+      return d.listed;
     },
   };
 }

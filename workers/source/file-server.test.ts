@@ -1,9 +1,9 @@
-// A webkitdirectory list served from the page: the engine lists it from paths, sizes and
-// times alone, and saver workers get the Files they read over ports of their own, many per
+// A webkitdirectory list served from the page: the engine lists it from paths alone, with
+// sizes and times that the page reads and sends while the backup runs, and saver workers get the Files they read over ports of their own, many per
 // message. Node 20's MessageChannel and File stand in for the browser's; the app's
 // webkitdirectory e2e test (test/e2e/app-webkitdirectory.spec.ts) runs it in Chromium.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { connectFileServer, fileClient, isServedRef, servedFileList, serveFiles } from './file-server';
+import { connectFileServer, fileClient, isServedRef, requestMetadata, servedFileList, serveFiles } from './file-server';
 import { browserFileReader, useFileServer } from './file-reader';
 import { fileListSourceOf } from './file-list-source';
 import { CairnError } from '../../core/errors';
@@ -19,27 +19,57 @@ describe('served webkitdirectory lists', () => {
     vi.restoreAllMocks();
   });
 
-  it('sends only metadata with the request; the Files stay with the page', async () => {
-    const files = [file('a.txt', 'alpha'), file('b.txt', 'bravo!', T + 1000)];
-    const served = await servedFileList(files, ['Top/a.txt', 'Top/sub/b.txt']);
+  it('sends only paths with the request; sizes and times follow in the order the engine walks', async () => {
+    const files = [file('b.txt', 'bravo!', T + 1000), file('a.txt', 'alpha'), file('c.txt', 'charlie', T + 2000)];
+    const read: string[] = [];
+    for (const f of files) spyOnSize(f, () => read.push(f.name));
+    const served = servedFileList(files, ['Top/sub/b.txt', 'Top/a.txt', 'Top/sub/c.txt']);
     closers.push(served.close, () => served.source.server.close());
-    expect(served.source).toMatchObject({ kind: 'served-files', relativePaths: ['Top/a.txt', 'Top/sub/b.txt'], sizes: [5, 6], lastModified: [T, T + 1000] });
-    expect(JSON.stringify({ ...served.source, server: undefined })).not.toContain('alpha');
+    expect(served.source).toEqual({ kind: 'served-files', relativePaths: ['Top/sub/b.txt', 'Top/a.txt', 'Top/sub/c.txt'], server: served.source.server });
+    expect(read).toEqual([]); // nothing read until the engine asks
 
-    // The engine's listing from that metadata: each file's ref is its index.
-    const src = fileListSourceOf(served.source, (i) => ({ served: i }));
+    // The engine's listing from the paths: each file's ref is its index; sizes and times come
+    // from the page, the top folder's files first.
+    const src = fileListSourceOf(served.source.relativePaths, requestMetadata(served.source.server, 3), (i) => ({ served: i }));
     expect(src.target).toBe('/Top');
-    expect(src.files).toBe(2);
-    expect(src.bytes).toBe(11);
+    expect(src.files).toBe(3);
     const top = await src.stat('/Top');
     const entries = await src.readDir(top, () => {});
+    expect(read[0]).toBe('a.txt');
     const a = entries.find((e) => e.node.name === 'a.txt')!;
-    expect(a.ref).toEqual({ served: 0 });
+    expect(a.ref).toEqual({ served: 1 });
     expect(isServedRef(a.ref)).toBe(true);
     expect(a.size).toBe(5);
     const sub = await src.readDir(entries.find((e) => e.node.name === 'sub')!, () => {});
-    expect(sub.map((e) => [e.node.name, e.size, e.ref])).toEqual([['b.txt', 6, { served: 1 }]]);
+    expect(sub.map((e) => [e.node.name, e.size, e.ref])).toEqual([
+      ['b.txt', 6, { served: 0 }],
+      ['c.txt', 7, { served: 2 }],
+    ]);
     expect(sub[0]!.node.mtime.unixNanos()).toBe(BigInt(T + 1000) * 1_000_000n);
+    expect((await src.stat('/Top/sub/c.txt')).size).toBe(7);
+    expect(read).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect(JSON.stringify({ ...served.source, server: undefined })).not.toContain('alpha');
+  });
+
+  it('a folder lists as soon as its files are known, while the page reads on', async () => {
+    // 25 ms a size: the page posts a slice every ~10 ms of reading, so each file's goes alone.
+    const files = Array.from({ length: 6 }, (_, i) => file(`f${i}`, 'xy'));
+    let sizesRead = 0;
+    for (const f of files) spyOnSize(f, () => (busy(25), sizesRead++));
+    const seen: [number, number][] = [];
+    const served = servedFileList(files, ['T/f0', 'T/d/f1', 'T/d/f2', 'T/d/f3', 'T/d/f4', 'T/d/f5'], undefined, (done, total) => seen.push([done, total]));
+    closers.push(served.close, () => served.source.server.close());
+    const src = fileListSourceOf(served.source.relativePaths, requestMetadata(served.source.server, 6), (i) => ({ served: i }));
+    const top = await src.readDir(await src.stat('/T'), () => {});
+    expect(top.map((e) => e.node.name)).toEqual(['f0', 'd']);
+    expect(sizesRead).toBeLessThan(6);
+    const d = await src.readDir(top[1]!, () => {});
+    expect(d.map((e) => e.size)).toEqual([2, 2, 2, 2, 2]);
+    expect(sizesRead).toBe(6);
+    // A report after each slice, the last one complete.
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.at(-1)).toEqual([6, 6]);
+    expect(seen.every(([done, total], i) => total === 6 && done >= 1 && (i === 0 || done > seen[i - 1]![0]))).toBe(true);
   });
 
   it('a saver asks for the Files of one task in one message, and reads them through its port', async () => {
@@ -87,44 +117,36 @@ describe('served webkitdirectory lists', () => {
     await expect(browserFileReader.open!({ served: 0 }, 1)).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 
-  it('reports how far it is in reading the sizes and times, a slice at a time', async () => {
-    const files = Array.from({ length: 4 }, (_, i) => file(`f${i}`, 'xy'));
-    for (const f of files) {
-      Object.defineProperty(f, 'size', {
-        get() {
-          busy(25);
-          return 2;
-        },
-      });
-    }
-    const seen: [number, number][] = [];
-    const served = await servedFileList(files, ['T/a', 'T/b', 'T/c', 'T/d'], undefined, (done, total) => seen.push([done, total]));
-    closers.push(served.close, () => served.source.server.close());
-    expect(served.source.sizes).toEqual([2, 2, 2, 2]);
-    // A report after each slice of ~40 ms (25 ms a file here), and one at the end.
-    expect(seen.length).toBeGreaterThanOrEqual(2);
-    expect(seen.at(-1)).toEqual([4, 4]);
-    expect(seen.every(([done, total], i) => total === 4 && done >= 1 && (i === 0 || done >= seen[i - 1]![0]))).toBe(true);
-    expect(seen[0]![0]).toBeLessThan(4);
-  });
-
-  it('reading the sizes and times can be cancelled', async () => {
+  it('the page stops reading sizes and times when cancelled, and the engine says so', async () => {
     const files = Array.from({ length: 3 }, (_, i) => file(`f${i}`, 'x'));
     const ac = new AbortController();
-    // Each size takes 30 ms here, so the first slice ends after two files and the abort is seen.
-    for (const f of files) {
-      const size = f.size;
-      Object.defineProperty(f, 'size', {
-        get() {
-          busy(30);
-          return size;
-        },
-      });
-    }
     ac.abort();
-    await expect(servedFileList(files, ['T/a', 'T/b', 'T/c'], ac.signal)).rejects.toMatchObject({ code: 'ABORTED' });
+    const served = servedFileList(files, ['T/a', 'T/b', 'T/c'], ac.signal);
+    closers.push(served.close, () => served.source.server.close());
+    const src = fileListSourceOf(served.source.relativePaths, requestMetadata(served.source.server, 3), (i) => ({ served: i }));
+    await expect(src.readDir(await src.stat('/T'), () => {})).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it("the engine's own cancel ends a wait for sizes and times", async () => {
+    const page = new MessageChannel(); // a page that never answers
+    closers.push(() => page.port1.close());
+    const ac = new AbortController();
+    const src = fileListSourceOf(['T/a'], requestMetadata(page.port2, 1), (i) => ({ served: i }));
+    const listed = src.readDir(await src.stat('/T'), () => {}, ac.signal);
+    ac.abort();
+    await expect(listed).rejects.toMatchObject({ code: 'ABORTED' });
   });
 });
+
+function spyOnSize(f: File, onRead: () => void): void {
+  const size = f.size;
+  Object.defineProperty(f, 'size', {
+    get() {
+      onRead();
+      return size;
+    },
+  });
+}
 
 function busy(ms: number): void {
   const end = performance.now() + ms;
