@@ -3,6 +3,9 @@
 // prints each one's busy milliseconds per time bin on a common clock, with its top functions.
 //
 //   node bench/browser/timeline.mjs [dataset dir] [seconds, default 4] [bin ms, default 250]
+//
+// TIMELINE_SOURCE=opfs: backs up a copy of the dataset in OPFS through its directory handle
+// (the folder-picker path) instead of the webkitdirectory list.
 import path from 'node:path';
 import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
 import { buildBenchPage } from './build.mjs';
@@ -19,6 +22,7 @@ await page.goto(server.url + '/');
 await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
 await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `timeline-${Date.now()}` }, pw: 'timeline password' });
 await page.setInputFiles('#src', dataset, { timeout: 0 });
+const staged = process.env.TIMELINE_SOURCE === 'opfs' ? await page.evaluate(() => window.cairnBench.stage()) : undefined;
 const cdp = await browser.newBrowserCDPSession();
 
 const replies = new Map();
@@ -59,7 +63,7 @@ async function attachWorkers() {
 }
 await attachWorkers();
 const t0 = Date.now();
-const run = page.evaluate(() => window.cairnBench.backup());
+const run = staged ? page.evaluate((root) => window.cairnBench.backupStaged(root), staged.root) : page.evaluate(() => window.cairnBench.backup());
 while (Date.now() - t0 < seconds * 1000) {
   await attachWorkers();
   await new Promise((r) => setTimeout(r, 10));
