@@ -14,7 +14,6 @@ interface Dir {
   children: Map<string, SourceEntry | number>;
   /** The position in the walk order of this directory's last file (-1: none). */
   last: number;
-  listed?: SourceEntry[];
 }
 
 /** Splits a webkitRelativePath into components; throws on paths that try to escape. */
@@ -121,11 +120,9 @@ export function fileListSourceOf(relativePaths: readonly string[], meta: ListMet
     async readDir(dir, _onError, signal) {
       const d = dirs.get(dir.path);
       if (!d) return [];
-      if (!d.listed) {
-        if (d.last >= 0) await meta.until(d.last, signal);
-        d.listed ??= [...d.children].map(([name, c]) => (typeof c === 'number' ? fileAt(`${d.entry.path}/${name}`, name, c) : c));
-      }
-      return d.listed;
+      if (d.last >= 0) await meta.until(d.last, signal);
+      // Made afresh for each listing (the scan's and the walk's), not kept for the whole backup.
+      return [...d.children].map(([name, c]) => (typeof c === 'number' ? fileAt(`${d.entry.path}/${name}`, name, c) : c));
     },
   };
 }
