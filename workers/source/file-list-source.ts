@@ -83,7 +83,7 @@ export function fileListSourceOf(relativePaths: readonly string[], meta: ListMet
   // The walk order: the archiver lists a directory, then walks its subdirectories depth-first
   // in the order listed (core/archiver/archiver.ts), so its files' metadata are asked in turn.
   const order = new Uint32Array(relativePaths.length);
-  const position = new Map<number, number>();
+  const position = new Uint32Array(relativePaths.length);
   let n = 0;
   const stack = [dirs.get(target)!];
   while (stack.length > 0) {
@@ -91,7 +91,7 @@ export function fileListSourceOf(relativePaths: readonly string[], meta: ListMet
     const subdirs: Dir[] = [];
     for (const c of d.children.values()) {
       if (typeof c === 'number') {
-        position.set(c, n);
+        position[c] = n;
         d.last = n;
         order[n++] = c;
       } else subdirs.push(dirs.get(c.path)!);
@@ -112,7 +112,7 @@ export function fileListSourceOf(relativePaths: readonly string[], meta: ListMet
       const comps = pathOps.components(abs);
       const i = dirs.get(pathOps.join(comps.slice(0, -1)))?.children.get(comps[comps.length - 1] ?? '');
       if (typeof i === 'number') {
-        await meta.until(position.get(i)!, signal);
+        await meta.until(position[i]!, signal);
         return fileAt(abs, comps[comps.length - 1]!, i);
       }
       throw new CairnError('SOURCE_READ', `${abs}: not in the picked folder`, { detail: { path: abs } });

@@ -127,6 +127,19 @@ describe('served webkitdirectory lists', () => {
     await expect(src.readDir(await src.stat('/T'), () => {})).rejects.toMatchObject({ code: 'ABORTED' });
   });
 
+  it('a size the page cannot read fails the listing with a coded error instead of leaving it waiting', async () => {
+    const files = [file('a', 'x'), file('b', 'y')];
+    Object.defineProperty(files[1]!, 'size', {
+      get() {
+        throw new Error('gone');
+      },
+    });
+    const served = servedFileList(files, ['T/a', 'T/b']);
+    closers.push(served.close, () => served.source.server.close());
+    const src = fileListSourceOf(served.source.relativePaths, requestMetadata(served.source.server, 2), (i) => ({ served: i }));
+    await expect(src.readDir(await src.stat('/T'), () => {})).rejects.toMatchObject({ code: 'SOURCE_READ', message: expect.stringContaining('gone') });
+  });
+
   it("the engine's own cancel ends a wait for sizes and times", async () => {
     const page = new MessageChannel(); // a page that never answers
     closers.push(() => page.port1.close());

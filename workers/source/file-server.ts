@@ -36,7 +36,7 @@ export function isServedRef(ref: unknown): ref is ServedFileRef {
 
 type ToServer = { type: 'connect'; port: MessagePort } | { type: 'metadata'; order: Uint32Array };
 /** The page's answers to 'metadata': the files at positions [from, from + sizes.length) of the order. */
-type FromServer = { type: 'metadata'; from: number; sizes: number[]; lastModified: number[] } | { type: 'metadataFailed'; message: string };
+type FromServer = { type: 'metadata'; from: number; sizes: number[]; lastModified: number[] } | { type: 'metadataFailed'; code: 'ABORTED' | 'SOURCE_READ'; message: string };
 interface FileRequest {
   req: number;
   indices: number[];
@@ -65,20 +65,24 @@ export function serveFiles(files: readonly File[], opts: ServeOptions = {}): { p
   };
   // Reads each File's size and time in the engine's order, posting each slice as it is read.
   const sendMetadata = async (order: Uint32Array) => {
-    for (let from = 0; from < order.length && !closed; ) {
-      if (opts.signal?.aborted) return reply({ type: 'metadataFailed', message: 'operation cancelled' });
-      const sizes: number[] = [];
-      const lastModified: number[] = [];
-      const t = performance.now();
-      do {
-        const f = files[order[from + sizes.length]!];
-        sizes.push(f?.size ?? 0);
-        lastModified.push(f?.lastModified ?? 0);
-      } while (from + sizes.length < order.length && performance.now() - t < METADATA_SLICE_MS);
-      reply({ type: 'metadata', from, sizes, lastModified });
-      from += sizes.length;
-      opts.onMetadata?.(from, order.length);
-      await new Promise<void>((r) => macrotask(r));
+    try {
+      for (let from = 0; from < order.length && !closed; ) {
+        if (opts.signal?.aborted) return reply({ type: 'metadataFailed', code: 'ABORTED', message: 'operation cancelled' });
+        const sizes: number[] = [];
+        const lastModified: number[] = [];
+        const t = performance.now();
+        do {
+          const f = files[order[from + sizes.length]!];
+          sizes.push(f?.size ?? 0);
+          lastModified.push(f?.lastModified ?? 0);
+        } while (from + sizes.length < order.length && performance.now() - t < METADATA_SLICE_MS);
+        reply({ type: 'metadata', from, sizes, lastModified });
+        from += sizes.length;
+        opts.onMetadata?.(from, order.length);
+        await new Promise<void>((r) => macrotask(r));
+      }
+    } catch (e) {
+      reply({ type: 'metadataFailed', code: 'SOURCE_READ', message: `the picked files' sizes and dates could not be read: ${(e as Error)?.message ?? String(e)}` });
     }
   };
   channel.port1.onmessage = (e: MessageEvent<ToServer>) => {
@@ -125,7 +129,7 @@ export function requestMetadata(server: MessagePort, count: number): ListMetadat
   };
   server.onmessage = (e: MessageEvent<FromServer>) => {
     const m = e.data;
-    if (m?.type === 'metadataFailed') failed = new CairnError('ABORTED', m.message);
+    if (m?.type === 'metadataFailed') failed = new CairnError(m.code, m.message);
     else if (m?.type === 'metadata') {
       m.sizes.forEach((size, j) => {
         const i = order[m.from + j]!;
