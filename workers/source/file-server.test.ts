@@ -52,7 +52,7 @@ describe('served webkitdirectory lists', () => {
   });
 
   it('a folder lists as soon as its files are known, while the page reads on', async () => {
-    // 25 ms a size: the page posts a slice every ~10 ms of reading, so each file's goes alone.
+    // 25 ms a size: the page posts a slice after ~40 ms of reading, two files here.
     const files = Array.from({ length: 6 }, (_, i) => file(`f${i}`, 'xy'));
     let sizesRead = 0;
     for (const f of files) spyOnSize(f, () => (busy(25), sizesRead++));

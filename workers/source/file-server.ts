@@ -46,8 +46,13 @@ interface FileReply {
   files: (File | null)[];
 }
 
-/** How long the page reads sizes and times before it posts them and lets other tasks run. */
-const METADATA_SLICE_MS = 10;
+/**
+ * How long the page reads sizes and times before it posts them and lets other tasks run. The
+ * walk hands files to the savers as their directories' slices arrive: 10 ms slices (~40 small
+ * files) made savers read D2's small files ~23 at a time instead of ~30, and the browser
+ * process spent more per file.
+ */
+const METADATA_SLICE_MS = 40;
 
 export interface ServeOptions {
   signal?: AbortSignal;
