@@ -3,7 +3,7 @@
 // profiler on the engine worker (CDP Profiler), and prints the functions by self time and by
 // inclusive time (builtins are charged to the JS that called them).
 //
-//   node bench/browser/engine-profile.mjs [dataset dir] [zip|restore|backup] [profile.json]
+//   node bench/browser/engine-profile.mjs [dataset dir] [zip|restore|backup|unchanged] [profile.json]
 //
 // PROFILE_EVAL_BEFORE / PROFILE_EVAL: an expression evaluated in the engine worker before the
 // operation / printed after it (e.g. counters a temporary instrumentation keeps on globalThis).
@@ -47,6 +47,7 @@ async function workerSession(name) {
 }
 
 const first = op === 'backup' ? undefined : await page.evaluate(() => window.cairnBench.backup());
+if (op === 'unchanged') await page.setInputFiles('#src', dataset, { timeout: 0 }); // a backup takes the list
 // PROFILE_WORKER=page: the page's main thread. PROFILE_WORKER=file-saver: a backup's first file-saver worker instead of the engine (savers
 // start with the backup, so its first few hundred milliseconds go unprofiled), profiled for
 // PROFILE_SECONDS.
@@ -70,7 +71,7 @@ const t0 = Date.now();
 const run =
   op === 'zip' ? page.evaluate((s) => window.cairnBench.zip(s), first.snapshotId)
   : op === 'restore' ? page.evaluate((s) => window.cairnBench.restore(s, 'profiled'), first.snapshotId)
-  : page.evaluate(() => window.cairnBench.backup());
+  : page.evaluate(() => window.cairnBench.backup()); // backup, or unchanged: the second backup
 if (!send) {
   for (;;) {
     send = await workerSession(target).catch(() => undefined);
