@@ -16,6 +16,8 @@ export interface ToDecoder {
   blobs: BlobLocation[];
   /** Also the CRC-32 of each plain blob (for ZIP entries). */
   crc?: boolean;
+  /** Each plain blob in an ArrayBuffer of its own (decrypted out of place), for a consumer that transfers them. */
+  own?: boolean;
 }
 
 /** Where a decoded blob is: in the returned buffer, in an extra buffer, or why it failed. */

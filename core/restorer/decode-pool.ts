@@ -82,7 +82,7 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
       try {
         const m = await new Promise<Decoded>((done, fail) => {
           t.waiting.set(id, { done, fail });
-          t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: src.byteOffset, length: src.byteLength, blobs, crc: opts?.crc }, [src.buffer as ArrayBuffer]);
+          t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: src.byteOffset, length: src.byteLength, blobs, crc: opts?.crc, own: opts?.own }, [src.buffer as ArrayBuffer]);
         });
         const back = new Uint8Array(m.buffer, src.byteOffset, src.byteLength);
         const results = m.results.map((r) => {
@@ -107,14 +107,14 @@ export function decoderKey(init: DecodeInit): Key {
   return new Key(init.key.encrypt, init.key.macK, init.key.macR);
 }
 
-/** Decodes one request in place; the reply and what to transfer with it. */
+/** Decodes one request (in place unless `own`); the reply and what to transfer with it. */
 export async function decodeRequest(key: Key, m: ToDecoder): Promise<{ reply: FromDecoder; transfer: ArrayBuffer[] }> {
   const bytes = new Uint8Array(m.buffer, m.offset, m.length);
   const results: DecodedRef[] = [];
   const extras: Uint8Array[] = [];
   for (const b of m.blobs) {
     try {
-      let plain = await decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, true);
+      let plain = await decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, !m.own);
       const crc = m.crc ? crc32(plain) : undefined;
       if (plain.buffer === m.buffer) results.push({ at: plain.byteOffset, length: plain.length, crc });
       else {

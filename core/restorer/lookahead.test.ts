@@ -209,6 +209,29 @@ describe('lookahead', () => {
     }
   });
 
+  it('hands each blob over in an ArrayBuffer of its own, decoded here or by a decode pool (a transfer, not a copy)', async () => {
+    const { repo, tree } = await fixture();
+    const pool = decodePool((init, events) => {
+      const key = decoderKey(init);
+      queueMicrotask(() => events.message({ type: 'ready' }));
+      return { post: (m) => void decodeRequest(key, m).then(({ reply }) => events.message(reply as FromDecoder)), terminate: () => {} };
+    }, 1);
+    for (const decodePack of [undefined, pool.decodePack]) {
+      const shared: string[] = [];
+      let blobs = 0;
+      for await (const { path, node, content } of lookahead(repo, walk(repo, tree), { decodePack })) {
+        if (node.type !== 'file') continue;
+        for await (const b of content) {
+          blobs++;
+          if (b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength) shared.push(path.join('/'));
+        }
+      }
+      expect(blobs).toBeGreaterThan(40);
+      expect(shared, decodePack ? 'decode pool' : 'here').toEqual([]);
+    }
+    await pool.close();
+  });
+
   it('keeps what it reads ahead within the byte budget (one blob larger than it still loads)', async () => {
     const { repo, tree, backend } = await fixture();
     let ahead = 0;

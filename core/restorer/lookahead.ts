@@ -168,7 +168,7 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
     if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: packID } });
     const rel = locs.map((l) => ({ ...l, offset: l.offset - start }));
     if (opts.decodePack && end - start >= DECODE_ELSEWHERE) {
-      const r = await opts.decodePack(repo.key, bytes, rel, signal, { crc: opts.crc });
+      const r = await opts.decodePack(repo.key, bytes, rel, signal, { crc: opts.crc, own: true });
       bytes = r.bytes;
       return r.results.map((x) => {
         if (!('plain' in x)) return Promise.reject(x.error);
@@ -176,7 +176,7 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
         return Promise.resolve(x.plain);
       });
     }
-    return rel.map((l) => decodeBlob(repo.key, bytes.subarray(l.offset, l.offset + l.length), l, true));
+    return rel.map((l) => decodeBlob(repo.key, bytes.subarray(l.offset, l.offset + l.length), l));
   };
 
   /**

@@ -37,11 +37,12 @@ export interface RestoreOptions {
 }
 
 /**
- * Decodes `blobs` (offsets relative to `bytes`) of one pack range, in place. `bytes` may be
- * handed to another thread and come back as the returned `bytes`; each result is the plain
- * blob (verified; with `crc`, its CRC-32 too) or the error for that blob alone.
+ * Decodes `blobs` (offsets relative to `bytes`) of one pack range, in place (with `own`, each
+ * into an ArrayBuffer of its own). `bytes` may be handed to another thread and come back as
+ * the returned `bytes`; each result is the plain blob (verified; with `crc`, its CRC-32 too)
+ * or the error for that blob alone.
  */
-export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
+export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
 
 export interface RestoreError {
   path: string;
