@@ -19,7 +19,7 @@ import { summaryView } from './views';
 export function sourceFor(req: BackupRequest): SourceFS & { target: string } {
   const src = req.source;
   if (src.kind === 'handle') return handleSource(src.handle);
-  if (src.kind === 'served-files') return fileListSourceOf(src.relativePaths, requestMetadata(src.server, src.relativePaths.length), (i) => ({ served: i }) satisfies ServedFileRef);
+  if (src.kind === 'served-files') return fileListSourceOf(src.relativePaths, requestMetadata(src.server, src.relativePaths.length), (i) => ({ served: i }) satisfies ServedFileRef, excludeMatcher(req.excludes ?? []));
   return fileListSource(src.files, src.relativePaths);
 }
 

@@ -15,7 +15,7 @@ import { inProcessPool } from '../../core/archiver/pool';
 import { lookupPath } from '../../core/walker';
 import { fileContent } from '../../core/restorer/lookahead';
 import { zipTree } from '../../core/restorer/zip-tree';
-import { fileListSource, relativeComponents } from './file-list-source';
+import { fileListSource, fileListSourceOf, knownMetadata, relativeComponents } from './file-list-source';
 import { browserFileReader } from './file-reader';
 import { excludeMatcher } from '../engine/excludes';
 
@@ -116,6 +116,14 @@ describe('webkitdirectory source', () => {
     expect(await lookupPath(repo, r.snapshot.tree, ['Photos', 'empty.txt'])).toBeUndefined();
     expect(await lookupPath(repo, r.snapshot.tree, ['Photos', 'readme.txt'])).toBeDefined();
     expect(excludeMatcher(['  ', ''])).toBeUndefined();
+    // Left out by the source itself, as a served list's are (its page then never reads their
+    // sizes): the same tree, the folder of only excluded files kept empty.
+    const files = pick(tree).files;
+    const meta = knownMetadata(files.map((f) => f.size), files.map((f) => f.lastModified));
+    const bySource = fileListSourceOf(pick(tree).relativePaths, meta, (i) => files[i], excludeMatcher(excludes));
+    const r2 = await backup(repo, bySource, inProcessPool({ saver: be, reader: browserFileReader }), { targets: [src.target], hostname: 'h', excludes, exclude: excludeMatcher(excludes) });
+    expect(r2.snapshot.tree).toBe(r.snapshot.tree);
+    expect(await lookupPath(repo, r2.snapshot.tree, ['Photos', '2024', 'deep'])).toMatchObject({ type: 'dir' });
   });
 
   it('names a folder whose tree is damaged by its path in the archive, under a named root too', async () => {

@@ -7,6 +7,7 @@ import { connectFileServer, fileClient, isServedRef, requestMetadata, servedFile
 import { browserFileReader, useFileServer } from './file-reader';
 import { fileListSourceOf } from './file-list-source';
 import { CairnError } from '../../core/errors';
+import { excludeMatcher } from '../engine/excludes';
 
 const T = Date.UTC(2024, 4, 1);
 const file = (name: string, text: string, mtime = T) => new File([text], name, { lastModified: mtime });
@@ -125,6 +126,22 @@ describe('served webkitdirectory lists', () => {
     closers.push(served.close, () => served.source.server.close());
     const src = fileListSourceOf(served.source.relativePaths, requestMetadata(served.source.server, 3), (i) => ({ served: i }));
     await expect(src.readDir(await src.stat('/T'), () => {})).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('the page never reads the sizes of excluded files; a folder whose files are all excluded stays, empty', async () => {
+    const files = [file('a', 'x'), file('b', 'y'), file('c.tmp', 'z'), file('d', 'w'), file('e', 'v')];
+    const read: string[] = [];
+    for (const f of files) spyOnSize(f, () => read.push(f.name));
+    const paths = ['T/a', 'T/node_modules/b', 'T/logs/c.tmp', 'T/d', 'T/node_modules/deep/e'];
+    const served = servedFileList(files, paths);
+    closers.push(served.close, () => served.source.server.close());
+    const src = fileListSourceOf(paths, requestMetadata(served.source.server, 5), (i) => ({ served: i }), excludeMatcher(['node_modules', '*.tmp']));
+    expect(src.files).toBe(2);
+    const top = await src.readDir(await src.stat('/T'), () => {});
+    expect(top.map((e) => e.node.name)).toEqual(['a', 'logs', 'd']);
+    expect(await src.readDir(top[1]!, () => {})).toEqual([]);
+    await new Promise((r) => setTimeout(r, 20)); // the page would have read on by now
+    expect(read.sort()).toEqual(['a', 'd']);
   });
 
   it('a size the page cannot read fails the listing with a coded error instead of leaving it waiting', async () => {
