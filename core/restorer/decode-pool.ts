@@ -1,6 +1,7 @@
 // Restore's pack decoding on other threads, whatever they are (Node worker threads in
 // cli/pool/, Web Workers in workers/pool/): a pack range's buffer is transferred to the least
-// busy thread, decrypted and verified there in place, and transferred back, so decryption,
+// busy thread, decrypted and verified there (in place, or with `own` each blob into a buffer
+// of its own, for downloads that transfer them on), and transferred back, so decryption,
 // MACs, hashes and decompression use every core while the restoring thread writes files.
 // Threads start on first use. The thread side is `decodeRequest`.
 

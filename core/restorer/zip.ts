@@ -45,6 +45,7 @@ interface CentralEntry {
   mode: number;
 }
 
+/** Takes a chunk, and may keep or transfer (detach) its buffer: read nothing of it afterwards. */
 export type ZipSink = (chunk: Uint8Array) => void | Promise<void>;
 
 const encoder = new TextEncoder();

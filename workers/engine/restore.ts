@@ -97,8 +97,9 @@ async function streamFile(s: Session, node: Node, sink: ZipSink, signal: AbortSi
   const decoders = (node.size ?? 0) >= LARGE_FILE ? browserDecodePool() : undefined;
   try {
     for await (const piece of fileContent(s.repo, node, { signal, decodePack: decoders?.decodePack })) {
+      const n = piece.length; // the sink may transfer (detach) the piece's buffer
       await sink(piece);
-      progress.done.bytes += piece.length;
+      progress.done.bytes += n;
       progress.tick();
     }
   } finally {

@@ -20,7 +20,7 @@
 // passes one end to the page over that port and the other to the saver (connectFileServer);
 // the saver asks over its end (fileClient). Files are asked for by their index in the list.
 
-import { CairnError } from '../../core/errors';
+import { abortError, CairnError } from '../../core/errors';
 import { macrotask } from '../../core/util/concurrency';
 import type { BackupSource } from '../api';
 import type { ListMetadata } from './file-list-source';
@@ -72,7 +72,7 @@ export function serveFiles(files: readonly File[], opts: ServeOptions = {}): { p
   const sendMetadata = async (order: Uint32Array) => {
     try {
       for (let from = 0; from < order.length && !closed; ) {
-        if (opts.signal?.aborted) return reply({ type: 'metadataFailed', code: 'ABORTED', message: 'operation cancelled' });
+        if (opts.signal?.aborted) return reply({ type: 'metadataFailed', code: 'ABORTED', message: abortError(opts.signal).message });
         const sizes: number[] = [];
         const lastModified: number[] = [];
         const t = performance.now();
@@ -154,19 +154,13 @@ export function requestMetadata(server: MessagePort, count: number): ListMetadat
       if (pos < known) return Promise.resolve();
       if (failed) return Promise.reject(failed);
       return new Promise((resolve, reject) => {
+        if (signal?.aborted) return reject(abortError(signal));
         const abort = () => {
           waiting.delete(w);
-          reject(new CairnError('ABORTED', 'operation cancelled'));
+          reject(abortError(signal));
         };
-        const w = {
-          pos,
-          resolve: () => {
-            signal?.removeEventListener('abort', abort);
-            resolve();
-          },
-          reject,
-        };
-        if (signal?.aborted) return abort();
+        const detach = () => signal?.removeEventListener('abort', abort);
+        const w = { pos, resolve: () => (detach(), resolve()), reject: (e: unknown) => (detach(), reject(e)) };
         signal?.addEventListener('abort', abort, { once: true });
         waiting.add(w);
       });
