@@ -273,6 +273,29 @@ describe('PackerManager', () => {
     }
   });
 
+  it('with one buffer, a pack still being sealed when full counts as coming back: no second buffer', async () => {
+    // A blob fills the pack and is still being sealed into it (its upload not yet started)
+    // when the next blob comes: that one waits for the buffer instead of making another.
+    const be = new MemoryBackend();
+    const sent: Uint8Array[] = [];
+    const saver: Saver = { save: (h, d, o) => (sent.push(d), be.save(h, d, o)) };
+    const pm = new PackerManager({ key, saver, packSize: 100, uploads: 1, buffers: 1, onPackSaved: () => {} });
+    const bs = [await blob(1, 120), await blob(2, 120), await blob(3, 120)];
+    const sealing = deferred();
+    const first = pm.addWith('data', bs[0]!.id, 120, 0, async (dst) => {
+      await sealing.promise;
+      dst.set(bs[0]!.sealed);
+    });
+    await tick();
+    const rest = Promise.all([pm.add('data', bs[1]!.id, bs[1]!.sealed, 0), pm.add('data', bs[2]!.id, bs[2]!.sealed, 0)]);
+    await tick();
+    sealing.resolve();
+    await Promise.all([first, rest]);
+    await pm.flush();
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((d) => d.buffer)).size).toBe(1);
+  });
+
   it('with one buffer, a pack per blob type still opens (no upload could free one): no deadlock', async () => {
     const be = new MemoryBackend();
     const saved: IndexPack[] = [];

@@ -62,8 +62,10 @@ export class PackerManager {
   readonly #free: Uint8Array[] = [];
   /** Pack buffers in use or free (standard size only). */
   #buffers = 0;
-  /** Adds waiting for a buffer to come back. */
-  #bufferWaiters: (() => void)[] = [];
+  /** Buffers of packs closed for upload (being sealed, waiting for a slot, or uploading): each comes back. */
+  #returning = 0;
+  /** Adds waiting for a buffer, longest first: handed one that came back, or woken to look again. */
+  #bufferWaiters: ((buffer?: Uint8Array) => void)[] = [];
   /** Packs being opened (waiting for a buffer), per type. */
   readonly #opening = new Map<BlobType, Promise<void>>();
   #failure: unknown;
@@ -98,7 +100,7 @@ export class PackerManager {
         continue;
       }
       if (open && open.packer.count > 0 && !open.packer.fits(length)) {
-        this.#open.delete(type);
+        this.#close(type);
         await this.#startUpload(open);
         continue;
       }
@@ -108,7 +110,7 @@ export class PackerManager {
     // From here to `fill` nothing awaits: the region is this blob's alone.
     const dst = open.packer.reserve(type, id, length, uncompressedLength);
     const full = open.packer.size >= this.#packSize || open.packer.headerFull();
-    if (full) this.#open.delete(type);
+    if (full) this.#close(type);
     const filling = (async () => {
       await fill(dst);
     })();
@@ -144,22 +146,42 @@ export class PackerManager {
       this.#check();
       const free = this.#free.pop();
       if (free) return free;
-      // Over the limit only when no upload is under way that could hand one back.
-      if (this.#buffers < this.#maxBuffers || this.#uploads.size === 0) {
+      // Over the limit only when no closed pack will hand one back (a pack per blob type,
+      // each open): a pack that is full but still being sealed counts, not only uploads.
+      if (this.#buffers < this.#maxBuffers || this.#returning === 0) {
         this.#buffers++;
         return new Uint8Array(Math.min(this.#opts.growFrom ?? Infinity, this.#packSize + SLACK));
       }
-      await new Promise<void>((resolve) => this.#bufferWaiters.push(resolve));
+      const handed = await new Promise<Uint8Array | undefined>((resolve) => this.#bufferWaiters.push(resolve));
+      if (handed) return handed;
     }
   }
 
-  /** A buffer came back (or will not): the longest waiter looks again. */
+  /** The `type` pack takes no more blobs: its buffer comes back once it is stored. */
+  #close(type: BlobType): void {
+    this.#open.delete(type);
+    this.#returning++;
+  }
+
+  /**
+   * A closed pack's buffer came back. The longest waiter gets it straight away: left in the
+   * free list, an add opening a pack in between could take it, and the waiter, finding none,
+   * would make one more (each saver ended up with two 16 MiB buffers where one was asked).
+   */
   #bufferReturned(buffer: Uint8Array): void {
-    // Only standard buffers are kept: one that grew past it (or, with `growFrom`, from a
-    // smaller start) goes.
-    if (buffer.length === this.#packSize + SLACK && this.#free.length < this.#maxBuffers && this.#free.length <= this.#maxUploads) this.#free.push(buffer);
-    else this.#buffers--;
-    this.#bufferWaiters.shift()?.();
+    this.#returning--;
+    // Only standard buffers are kept, and none over the limit: one that grew past the size
+    // (or, with `growFrom`, started smaller) or one made when none could come back goes.
+    if (buffer.length === this.#packSize + SLACK && this.#buffers <= this.#maxBuffers) {
+      const waiter = this.#bufferWaiters.shift();
+      if (waiter) return waiter(buffer);
+      if (this.#free.length <= this.#maxUploads) {
+        this.#free.push(buffer);
+        return;
+      }
+    }
+    this.#buffers--;
+    this.#bufferWaiters.shift()?.(); // looks again: it may make one now
   }
 
   #wakeAll(): void {
@@ -213,8 +235,12 @@ export class PackerManager {
   /** Finishes the open packers and waits for every upload. */
   async flush(): Promise<void> {
     for (const [type, o] of [...this.#open]) {
-      this.#open.delete(type);
-      if (o.packer.count > 0) await this.#startUpload(o);
+      if (o.packer.count === 0) {
+        this.#open.delete(type);
+        continue;
+      }
+      this.#close(type);
+      await this.#startUpload(o);
     }
     while (this.#uploads.size > 0) await Promise.race(this.#uploads);
     this.#check();
