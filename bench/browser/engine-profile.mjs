@@ -8,6 +8,8 @@
 // PROFILE_EVAL_BEFORE / PROFILE_EVAL: an expression evaluated in the engine worker before the
 // operation / printed after it (e.g. counters a temporary instrumentation keeps on globalThis).
 // PROFILE_CONSOLE=1: prints the page's and its workers' console output.
+// PROFILE_HEAP=1: V8's sampling heap profiler instead (CDP HeapProfiler, objects the collector
+// took included): the functions by bytes of JS heap they allocated during the operation.
 import fs from 'node:fs';
 import path from 'node:path';
 import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
@@ -54,10 +56,16 @@ if (op === 'unchanged') await page.setInputFiles('#src', dataset, { timeout: 0 }
 const target = process.env.PROFILE_WORKER ?? 'engine.worker';
 const startProfile = async (send) => {
   if (process.env.PROFILE_EVAL_BEFORE) await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL_BEFORE });
+  if (HEAP) {
+    await send('HeapProfiler.enable');
+    await send('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    return;
+  }
   await send('Profiler.enable');
   await send('Profiler.setSamplingInterval', { interval: 200 });
   await send('Profiler.start');
 };
+const HEAP = Boolean(process.env.PROFILE_HEAP);
 let send;
 if (target === 'page') {
   const session = await page.context().newCDPSession(page);
@@ -83,9 +91,25 @@ if (!send) {
 // A saver ends with its backup, taking its profile along: stop after PROFILE_SECONDS (default 5).
 if (target !== 'engine.worker' && target !== 'page') await new Promise((r) => setTimeout(r, 1000 * Number(process.env.PROFILE_SECONDS ?? 5)));
 else await run;
-const { result } = await send('Profiler.stop');
+const { result } = await send(HEAP ? 'HeapProfiler.stopSampling' : 'Profiler.stop');
 await run;
 const wall = Date.now() - t0;
+if (HEAP) {
+  const bySite = new Map();
+  const walk = (n, stack) => {
+    const k = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1}`;
+    const here = [...stack, k];
+    if (n.selfSize) bySite.set(here.slice(-3).join(' < '), (bySite.get(here.slice(-3).join(' < ')) ?? 0) + n.selfSize);
+    for (const c of n.children ?? []) walk(c, here);
+  };
+  walk(result.profile.head, []);
+  const total = [...bySite.values()].reduce((a, b) => a + b, 0);
+  console.log(`${op}: ${(wall / 1000).toFixed(2)} s wall; ${target} allocated ~${(total / 2 ** 20).toFixed(0)} MiB of JS heap (sampled)`);
+  for (const [k, v] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${(v / 2 ** 20).toFixed(1).padStart(7)} MiB  ${k.split(' < ').reverse().join(' < ')}`);
+  await close();
+  await server.close();
+  process.exit(0);
+}
 if (process.env.PROFILE_EVAL) console.log('eval:', JSON.stringify((await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL, returnByValue: true })).result));
 const prof = result.profile;
 if (process.argv[4]) fs.writeFileSync(process.argv[4], JSON.stringify(prof));

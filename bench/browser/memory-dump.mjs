@@ -7,6 +7,7 @@
 //   node bench/browser/memory-dump.mjs [dataset dir] [seconds,…]
 //   e.g. node bench/browser/memory-dump.mjs bench/data/s1/d2-small 10,40
 //   MEMDUMP_GC=1 also collects garbage in every page and worker and dumps again (what is live).
+//   MEMDUMP_AFTER=1 dumps once more when the backup is over, before and after collecting.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -134,5 +135,12 @@ for (const at of times) {
 }
 await run;
 console.log(`backup took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+// MEMDUMP_AFTER=1: dump once the backup is over, before and after collecting garbage (what it left).
+if (process.env.MEMDUMP_AFTER) {
+  await dump('after the backup');
+  await collectGarbage();
+  await new Promise((r) => setTimeout(r, 1000));
+  await dump('after the backup, garbage collected');
+}
 await close();
 await server.close();

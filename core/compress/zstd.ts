@@ -6,6 +6,7 @@
 // frame can make it malloc garbage sizes. Here every size is checked and contexts are reused.
 
 import { CairnError } from '../errors';
+import { garbageMade } from '../util/garbage';
 
 /** klauspost's SpeedDefault, which restic's "auto" mode uses, is roughly zstd level 3. */
 export const ZSTD_DEFAULT_LEVEL = 3;
@@ -110,6 +111,7 @@ export function compress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Uint8Arr
     if (dst === 0) throw new CairnError('INTERNAL', 'zstd: out of memory');
     const n = z.x.l(z.cctx, dst, cap, src, data.length, 0, 0, level);
     if (z.x.h(n)) throw new CairnError('INTERNAL', `zstd compression failed (${n})`);
+    garbageMade(n >>> 0);
     return new Uint8Array(z.x.f.buffer, dst, n >>> 0).slice();
   } finally {
     z.x.t(src);
@@ -168,6 +170,7 @@ function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact
       return undefined;
     }
     if (exact && n >>> 0 !== cap) throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${n >>> 0} bytes, expected ${cap}`);
+    garbageMade(n >>> 0);
     return new Uint8Array(z.x.f.buffer, dst, n >>> 0).slice();
   } finally {
     z.x.t(dst);

@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { filesMade, filesSinceNudge } from './file-garbage';
+import { filesMade, FILE_WEIGHT } from './file-garbage';
+import { GARBAGE_PER_NUDGE, garbageMade, garbageSinceNudge } from '../../core/util/garbage';
 
-describe('file garbage hint', () => {
-  it('counts the Files made and starts over after each nudge (every 2000)', () => {
-    const start = filesSinceNudge();
-    filesMade(1999 - start);
-    expect(filesSinceNudge()).toBe(1999);
-    filesMade();
-    expect(filesSinceNudge()).toBe(0);
-    filesMade(5);
-    expect(filesSinceNudge()).toBe(5);
+describe('garbage hint', () => {
+  it('counts the bytes made and starts over after each nudge', () => {
+    garbageMade(GARBAGE_PER_NUDGE - garbageSinceNudge() - 1);
+    expect(garbageSinceNudge()).toBe(GARBAGE_PER_NUDGE - 1);
+    garbageMade(1);
+    expect(garbageSinceNudge()).toBe(0);
+    garbageMade(5);
+    expect(garbageSinceNudge()).toBe(5);
+  });
+
+  it('counts each File made as FILE_WEIGHT bytes (a nudge every thousand or so)', () => {
+    garbageMade(GARBAGE_PER_NUDGE - garbageSinceNudge()); // a nudge: starts at 0
+    filesMade(3);
+    expect(garbageSinceNudge()).toBe(3 * FILE_WEIGHT);
+    expect(GARBAGE_PER_NUDGE / FILE_WEIGHT).toBeGreaterThanOrEqual(500);
+    expect(GARBAGE_PER_NUDGE / FILE_WEIGHT).toBeLessThanOrEqual(2000);
   });
 });

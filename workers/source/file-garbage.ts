@@ -8,31 +8,15 @@
 // files) through a folder handle: 186 MiB of malloc and 92 MiB of worker JS heap in the page's
 // renderer at 12 s, 72 and 14 MiB once collected; 616 → 379 MiB in the browser process.
 //
-// So code that makes many Files tells this module, and every FILES_PER_NUDGE of them it
-// allocates (and drops) one large ArrayBuffer that is never written: V8 counts its size as
-// external memory and starts a collection, while its pages, mapped fresh and never touched,
-// cost no resident memory.
+// So code that makes many Files tells this module, which counts each as FILE_WEIGHT bytes of
+// garbage (../../core/util/garbage.ts): a collection is asked for every ~1000 Files.
 
-const FILES_PER_NUDGE = 2000;
-const NUDGE_BYTES = 64 << 20;
+import { garbageMade } from '../../core/util/garbage';
 
-let made = 0;
+/** What a File is counted as: ~12 KiB in the renderer and ~6 KiB in the browser process. */
+export const FILE_WEIGHT = 8 << 10;
 
 /** Records `n` Files made (and soon dropped) by this thread. */
 export function filesMade(n = 1): void {
-  made += n;
-  if (made < FILES_PER_NUDGE) return;
-  made = 0;
-  try {
-    nudge = new ArrayBuffer(NUDGE_BYTES);
-    nudge = undefined;
-  } catch {
-    // out of address space: no hint this time
-  }
+  garbageMade(n * FILE_WEIGHT);
 }
-
-/** Module-level, so no compiler can prove the allocation unobservable and drop it. */
-let nudge: ArrayBuffer | undefined;
-
-/** For tests: how many Files since the last nudge. */
-export const filesSinceNudge = (): number => made;

@@ -19,6 +19,7 @@ import type { FileContentReader, FileRef, OpenedFile } from '../../core/archiver
 import { macrotask } from '../../core/util/concurrency';
 import { isServedRef } from './file-server';
 import { filesMade } from './file-garbage';
+import { garbageMade } from '../../core/util/garbage';
 
 function readError(ref: FileRef, e: unknown): CairnError {
   const name = (e as Error)?.name;
@@ -89,7 +90,7 @@ function flushSmall(): void {
 }
 
 function readAlone(r: SmallRead): void {
-  r.blob.arrayBuffer().then((b) => r.resolve(new Uint8Array(b)), r.reject);
+  r.blob.arrayBuffer().then((b) => (garbageMade(b.byteLength), r.resolve(new Uint8Array(b))), r.reject);
 }
 
 async function readBatch(reads: SmallRead[]): Promise<void> {
@@ -106,6 +107,7 @@ async function readBatch(reads: SmallRead[]): Promise<void> {
   } finally {
     held.delete(joined);
   }
+  garbageMade(all.byteLength);
   const total = reads.reduce((n, r) => n + r.blob.size, 0);
   if (all.byteLength !== total) return reads.forEach(readAlone);
   let at = 0;

@@ -1,0 +1,68 @@
+// Which objects of 2 MiB or more each worker holds during a backup, and what holds them: takes
+// a V8 heap snapshot of every worker (CDP HeapProfiler) `seconds` into a backup of a dataset in
+// Chromium and prints each large node (ArrayBuffer backing stores, WebAssembly memories) with
+// the first few links of its retainer chain. Found the second pack buffer in each saver.
+//
+//   node bench/browser/heap-snapshot.mjs [dataset dir] [seconds]
+import path from 'node:path';
+import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
+import { buildBenchPage } from './build.mjs';
+import { ROOT } from '../lib/config.mjs';
+const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
+const at = Number(process.argv[3] ?? 6);
+const out = path.join(ROOT, 'bench/data/browser-build-profile');
+await buildBenchPage(out, { minify: false });
+const server = await serve(staticRoutes(out));
+const { browser, page, close } = await launchWithCdp('cairn-snap-');
+await page.goto(server.url + '/');
+await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
+await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `snap-${Date.now()}` }, pw: 'snap password' });
+await page.setInputFiles('#src', dataset, { timeout: 0 });
+const cdp = await browser.newBrowserCDPSession();
+const run = page.evaluate(() => window.cairnBench.backup());
+await new Promise((r) => setTimeout(r, at * 1000));
+const { targetInfos } = await cdp.send('Target.getTargets');
+let id = 0;
+const replies = new Map();
+const chunks = new Map();
+cdp.on('Target.receivedMessageFromTarget', (e) => {
+  const m = JSON.parse(e.message);
+  if (m.method === 'HeapProfiler.addHeapSnapshotChunk') chunks.set(e.sessionId, (chunks.get(e.sessionId) ?? '') + m.params.chunk);
+  else replies.get(m.id)?.(m);
+});
+for (const t of targetInfos.filter((x) => x.type === 'worker')) {
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
+  const send = (method, params = {}) => { const n = ++id; const p = new Promise((r) => replies.set(n, r)); cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method, params }) }); return p; };
+  await send('HeapProfiler.enable');
+  await send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  const snap = JSON.parse(chunks.get(sessionId));
+  const m = snap.snapshot.meta;
+  const nf = m.node_fields.length, ef = m.edge_fields.length;
+  const N = snap.nodes, E = snap.edges, S = snap.strings;
+  const ntypes = m.node_types[0], etypes = m.edge_types[0];
+  const count = N.length / nf;
+  const firstEdge = new Uint32Array(count + 1);
+  for (let i = 0, e = 0; i < count; i++) { firstEdge[i] = e; e += N[i * nf + 4] * ef; } 
+  firstEdge[count] = E.length;
+  const retainers = Array.from({ length: count }, () => []);
+  for (let i = 0; i < count; i++) for (let e = firstEdge[i]; e < firstEdge[i + 1]; e += ef) {
+    const to = E[e + 2] / nf; const et = etypes[E[e]];
+    const name = et === 'element' || et === 'hidden' ? `[${E[e + 1]}]` : S[E[e + 1]];
+    if (et !== 'weak') retainers[to].push([i, name]);
+  }
+  const label = (i) => `${ntypes[N[i * nf]]}:${S[N[i * nf + 1]]}`.slice(0, 60);
+  const total = [];
+  for (let i = 0; i < count; i++) if (N[i * nf + 3] >= 2 << 20) total.push(i);
+  console.log(`== ${t.url.split('/').pop()} ${total.length} nodes ≥ 2 MiB`);
+  for (const i of total.sort((a, b) => N[b * nf + 3] - N[a * nf + 3])) {
+    const chain = [];
+    let cur = i;
+    for (let d = 0; d < 6 && retainers[cur].length; d++) { const [r, en] = retainers[cur][0]; chain.push(`${en} ← ${label(r)}`); cur = r; }
+    console.log(`  ${(N[i * nf + 3] / 2 ** 20).toFixed(1)} MiB ${label(i)}\n      ${chain.join('\n      ')}`);
+  }
+  chunks.delete(sessionId);
+}
+await run;
+await close();
+await server.close();
+process.exit(0);
