@@ -104,6 +104,23 @@ describe('served webkitdirectory lists', () => {
     await opened.close();
   });
 
+  it('the list is used up: its Files leave the caller, and each is dropped by the page once served', async () => {
+    const files = Array.from({ length: 4 }, (_, i) => file(`f${i}`, `content ${i}`));
+    const paths = files.map((f) => `T/${f.name}`);
+    const served = servedFileList(files, paths);
+    closers.push(served.close, () => served.source.server.close());
+    expect(files).toEqual([]); // taken over: the caller keeps no File alive
+    const port = connectFileServer(served.source.server);
+    closers.push(() => port.close());
+    const { get } = fileClient(port);
+    expect(await Promise.all([get(2), get(0)].map((p) => p.then((f) => f.text())))).toEqual(['content 2', 'content 0']);
+    // Served once: the page holds it no more (a second ask finds nothing), the others it does.
+    await expect(get(2)).rejects.toMatchObject({ code: 'SOURCE_READ' });
+    expect(await get(3).then((f) => f.text())).toBe('content 3');
+    // The emptied list cannot serve another backup.
+    expect(() => servedFileList(files, paths)).toThrow(expect.objectContaining({ code: 'USAGE' }));
+  });
+
   it('an index the page does not have is a SOURCE_READ error, and without a server a coded one', async () => {
     const page = serveFiles([file('only', 'x')]);
     closers.push(page.close, () => page.port.close());
