@@ -6,6 +6,7 @@
 
 import { CairnError } from '../../core/errors';
 import type { FileWriter, RestoreTarget } from '../../core/restorer/target';
+import { filesMade } from '../source/file-garbage';
 
 type Writable = FileSystemWritableFileStream;
 interface SyncHandle {
@@ -105,6 +106,9 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
       // whose only reference was its own pending createSyncAccessHandle(), and that call then
       // never settled (seen in restore workers: 4 of D1's 5200 files hung a restore).
       pinned.add(handle);
+      // Each file made costs ~12 KiB in the renderer and ~6 in the browser process until a full
+      // collection, which making files alone does not bring about (bench/browser/handle-memory.mjs).
+      filesMade(3);
       try {
         return await openFile(handle, size);
       } finally {
