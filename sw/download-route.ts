@@ -26,6 +26,25 @@ export function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${utf8}`;
 }
 
+/**
+ * Chunks handed on to the browser are garbage here, and this worker allocates next to nothing
+ * else, so V8 left them for long: every 8 MiB, one large ArrayBuffer that is never written
+ * makes it collect (as core/util/garbage.ts does for the engine's threads; sw/ stands alone).
+ */
+let handed = 0;
+let nudge: ArrayBuffer | undefined;
+function handedOn(bytes: number): void {
+  handed += bytes;
+  if (handed < 8 << 20) return;
+  handed = 0;
+  try {
+    nudge = new ArrayBuffer(64 << 20);
+    nudge = undefined;
+  } catch {
+    // out of address space: no hint this time
+  }
+}
+
 function pull(port: MessagePort): Promise<EngineChunk> {
   return new Promise((resolve) => {
     port.onmessage = (ev: MessageEvent<EngineChunk>) => resolve(ev.data);
@@ -41,7 +60,7 @@ export function downloadResponse(id: string): Response {
     {
       async pull(controller) {
         const m = await pull(p.port);
-        if (m.type === 'chunks') for (const b of m.list) controller.enqueue(b);
+        if (m.type === 'chunks') for (const b of m.list) (controller.enqueue(b), handedOn(b.byteLength));
         else if (m.type === 'end') controller.close();
         else controller.error(new Error(m.message));
       },
