@@ -8,6 +8,7 @@
 //   e.g. node bench/browser/memory-dump.mjs bench/data/s1/d2-small 10,40
 //   MEMDUMP_GC=1 also collects garbage in every page and worker and dumps again (what is live).
 //   MEMDUMP_AFTER=1 dumps once more when the backup is over, before and after collecting.
+//   MEMDUMP_ZIP=1 dumps during a ZIP download of the backed-up snapshot instead.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -115,7 +116,12 @@ if (staged) {
   await stager.evaluate(() => window.cairnBench.stage());
   await stager.close();
 }
-const backup = () => (staged ? page.evaluate((root) => window.cairnBench.backupStaged(root), path.basename(dataset)) : page.evaluate(() => window.cairnBench.backup()));
+let backup = () => (staged ? page.evaluate((root) => window.cairnBench.backupStaged(root), path.basename(dataset)) : page.evaluate(() => window.cairnBench.backup()));
+// MEMDUMP_ZIP=1: dump during a ZIP download of the snapshot instead (the backup runs undumped).
+if (process.env.MEMDUMP_ZIP) {
+  const { snapshotId } = await backup();
+  backup = () => page.evaluate((id) => window.cairnBench.zip(id), snapshotId);
+}
 if (process.env.MEMDUMP_AGAIN) {
   const t = Date.now();
   await backup();

@@ -8,6 +8,7 @@ import { CairnError, abortError, throwIfAborted } from '../errors';
 import { handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions } from './backend';
 import { DATA_SUBDIRS, TYPE_DIRS, isListableName, pathSegments, tempName } from './local-layout';
 import { checkLoadOptions, resolveRange } from './range';
+import { garbageMade } from '../util/garbage';
 
 export interface FsaBackendOptions {
   /** Requests handled well at once (default 4). */
@@ -143,6 +144,7 @@ export class FsaBackend implements Backend {
       const file = await handle.getFile();
       const { start, end } = resolveRange(h, file.size, opts);
       const bytes = new Uint8Array(await file.slice(start, end).arrayBuffer());
+      garbageMade(bytes.length); // a fresh buffer, dropped once its blobs are read
       throwIfAborted(opts.signal);
       // A File is a snapshot; if the file changed since, slice() reads short or fails.
       if (bytes.length !== end - start) throw new CairnError('BACKEND_IO', `short read of ${handleString(h)}`, { op: 'load', retryable: true });
@@ -173,7 +175,9 @@ export class FsaBackend implements Backend {
     try {
       const { start, end } = resolveRange(h, access.getSize(), opts);
       const n = end - start;
-      const bytes = opts.into && opts.into.length >= n ? opts.into.subarray(0, n) : new Uint8Array(n);
+      const mine = opts.into && opts.into.length >= n;
+      const bytes = mine ? opts.into!.subarray(0, n) : new Uint8Array(n);
+      if (!mine) garbageMade(n); // a fresh buffer, dropped once its blobs are read
       for (let at = 0; at < n; ) {
         const got = access.read(bytes.subarray(at), { at: start + at });
         if (got <= 0) throw new CairnError('BACKEND_IO', `short read of ${handleString(h)}`, { op: 'load', retryable: true });

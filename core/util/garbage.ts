@@ -16,6 +16,8 @@
 
 const NUDGE_EVERY = 8 << 20;
 const NUDGE_BYTES = 64 << 20;
+/** Only browsers are nudged: the Node CLI has native crypto and its own measurements. */
+const IN_BROWSER = typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
 
 let made = 0;
 
@@ -36,6 +38,7 @@ export function unseenGarbageMade(bytes: number): void {
   made += bytes;
   if (made < NUDGE_EVERY) return;
   made = 0;
+  if (!IN_BROWSER) return;
   try {
     held = new ArrayBuffer(NUDGE_BYTES);
     held = undefined;

@@ -13,6 +13,7 @@ import { md5 } from './md5';
 import { fetchError, responseError, type RequestContext } from './s3-errors';
 import type { S3Method, UrlSigner } from './url-signer';
 import { parseListObjectsV2 } from './xml';
+import { garbageMade } from '../../util/garbage';
 
 export interface S3BackendOptions {
   signer: UrlSigner;
@@ -151,7 +152,9 @@ export class S3Backend implements Backend {
 
   async #body(res: Response, ctx: RequestContext, signal?: AbortSignal): Promise<Uint8Array> {
     try {
-      return new Uint8Array(await (this.#blobBodies ? (await res.blob()).arrayBuffer() : res.arrayBuffer()));
+      const body = new Uint8Array(await (this.#blobBodies ? (await res.blob()).arrayBuffer() : res.arrayBuffer()));
+      garbageMade(body.length); // a fresh buffer, dropped once its blobs are read
+      return body;
     } catch (e) {
       throw fetchError(e, ctx, signal);
     }
