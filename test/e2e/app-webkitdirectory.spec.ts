@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpfsRepo, gotoTab, openApp } from './helpers/app';
-import { bytesOf, materialize, sampleTree, sha256 } from './helpers/data';
+import { bytesOf, materialize, sampleTree, sha256, type FileSpec } from './helpers/data';
 
 test('back up through <input webkitdirectory> and get a file back', async ({ page }) => {
   const tree = sampleTree(5);
@@ -70,6 +70,38 @@ test('loose files without their folder are refused in plain words, and the folde
     await input.setInputFiles(join(dir, 'Docs'));
     await expect(page.getByTestId('pending-folder')).toContainText(`“Docs”: ${tree.length} files`);
     await expect(page.getByText('Choose a folder, not files')).toHaveCount(0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a cancelled backup of a picked list asks for a new pick, and the new pick backs up', async ({ page }) => {
+  // The list is used up by its backup (its Files are dropped as the savers take them, for
+  // their memory), so after a cancel the panel asks for the folder again instead of reusing it.
+  const tree: FileSpec[] = Array.from({ length: 96 }, (_, i) => ({ path: `part-${String(i).padStart(2, '0')}.bin`, size: 1 << 20, seed: 500 + i }));
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-e2e-wkd-'));
+  try {
+    await materialize(tree, join(dir, 'Big'));
+    await page.addInitScript(() => {
+      delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker;
+    });
+    await openApp(page);
+    await createOpfsRepo(page);
+    await gotoTab(page, 'Back up');
+    const input = page.getByLabel('Choose a folder to back up');
+    await input.setInputFiles(join(dir, 'Big'));
+    await page.getByRole('button', { name: 'Back up “Big”' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect(page.getByTestId('pick-again')).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByTestId('pending-folder')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: /^Back up “/ })).toHaveCount(0);
+
+    await input.setInputFiles(join(dir, 'Big'));
+    await expect(page.getByTestId('pick-again')).toHaveCount(0);
+    await page.getByRole('button', { name: 'Back up “Big”' }).click();
+    const summary = page.getByTestId('backup-summary');
+    await expect(summary).toBeVisible({ timeout: 90_000 });
+    await expect(summary.getByTestId('files-new')).toHaveText(String(tree.length));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
