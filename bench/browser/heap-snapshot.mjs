@@ -4,6 +4,7 @@
 // the first few links of its retainer chain. Found the second pack buffer in each saver.
 //
 //   node bench/browser/heap-snapshot.mjs [dataset dir] [seconds]
+//   SNAPSHOT_RESTORE=1: during a restore of the backed-up snapshot into OPFS instead
 import path from 'node:path';
 import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
 import { buildBenchPage } from './build.mjs';
@@ -19,7 +20,12 @@ await page.waitForFunction(() => document.title === 'cairn bench ready', null, {
 await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `snap-${Date.now()}` }, pw: 'snap password' });
 await page.setInputFiles('#src', dataset, { timeout: 0 });
 const cdp = await browser.newBrowserCDPSession();
-const run = page.evaluate(() => window.cairnBench.backup());
+// SNAPSHOT_RESTORE=1: during a restore of the backed-up snapshot into OPFS instead.
+let run = page.evaluate(() => window.cairnBench.backup());
+if (process.env.SNAPSHOT_RESTORE) {
+  const { snapshotId } = await run;
+  run = page.evaluate((id) => window.cairnBench.restore(id, 'snapshot'), snapshotId);
+}
 await new Promise((r) => setTimeout(r, at * 1000));
 const { targetInfos } = await cdp.send('Target.getTargets');
 let id = 0;

@@ -8,7 +8,8 @@
 //   e.g. node bench/browser/memory-dump.mjs bench/data/s1/d2-small 10,40
 //   MEMDUMP_GC=1 also collects garbage in every page and worker and dumps again (what is live).
 //   MEMDUMP_AFTER=1 dumps once more when the backup is over, before and after collecting.
-//   MEMDUMP_ZIP=1 dumps during a ZIP download of the backed-up snapshot instead.
+//   MEMDUMP_ZIP=1 / MEMDUMP_RESTORE=1 dump during a ZIP download / a restore of the backed-up
+//   snapshot instead.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -117,10 +118,11 @@ if (staged) {
   await stager.close();
 }
 let backup = () => (staged ? page.evaluate((root) => window.cairnBench.backupStaged(root), path.basename(dataset)) : page.evaluate(() => window.cairnBench.backup()));
-// MEMDUMP_ZIP=1: dump during a ZIP download of the snapshot instead (the backup runs undumped).
-if (process.env.MEMDUMP_ZIP) {
+// MEMDUMP_ZIP=1 / MEMDUMP_RESTORE=1: dump during a ZIP download of the snapshot, or its restore
+// into OPFS, instead (the backup runs undumped).
+if (process.env.MEMDUMP_ZIP || process.env.MEMDUMP_RESTORE) {
   const { snapshotId } = await backup();
-  backup = () => page.evaluate((id) => window.cairnBench.zip(id), snapshotId);
+  backup = process.env.MEMDUMP_ZIP ? () => page.evaluate((id) => window.cairnBench.zip(id), snapshotId) : () => page.evaluate((id) => window.cairnBench.restore(id, 'memdump'), snapshotId);
 }
 if (process.env.MEMDUMP_AGAIN) {
   const t = Date.now();
