@@ -2,22 +2,27 @@
 // <input webkitdirectory>, the rest works the same. Simulated here by deleting
 // showDirectoryPicker before the app loads.
 
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpfsRepo, gotoTab, openApp } from './helpers/app';
 import { bytesOf, materialize, sampleTree, sha256, type FileSpec } from './helpers/data';
 
+/** The app in a browser without File System Access's folder picker. */
+async function openWithoutDirectoryPicker(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker;
+  });
+  await openApp(page);
+}
+
 test('back up through <input webkitdirectory> and get a file back', async ({ page }) => {
   const tree = sampleTree(5);
   const dir = await mkdtemp(join(tmpdir(), 'cairn-e2e-wkd-'));
   try {
     await materialize(tree, join(dir, 'Documents'));
-    await page.addInitScript(() => {
-      delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker;
-    });
-    await openApp(page);
+    await openWithoutDirectoryPicker(page);
     await expect(page.getByLabel(/A folder on this computer/)).toHaveCount(0); // needs File System Access
     await createOpfsRepo(page);
 
@@ -48,10 +53,7 @@ test('loose files without their folder are refused in plain words, and the folde
   const tree = sampleTree(2);
   try {
     await materialize(tree, join(dir, 'Docs'));
-    await page.addInitScript(() => {
-      delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker;
-    });
-    await openApp(page);
+    await openWithoutDirectoryPicker(page);
     await createOpfsRepo(page);
     await gotoTab(page, 'Back up');
     const input = page.getByLabel('Choose a folder to back up');
@@ -82,10 +84,7 @@ test('a cancelled backup of a picked list asks for a new pick, and the new pick 
   const dir = await mkdtemp(join(tmpdir(), 'cairn-e2e-wkd-'));
   try {
     await materialize(tree, join(dir, 'Big'));
-    await page.addInitScript(() => {
-      delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker;
-    });
-    await openApp(page);
+    await openWithoutDirectoryPicker(page);
     await createOpfsRepo(page);
     await gotoTab(page, 'Back up');
     const input = page.getByLabel('Choose a folder to back up');
