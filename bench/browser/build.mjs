@@ -2,6 +2,7 @@
 // bundler and worker handling as the app, into BENCH_DATA/browser-build. The engine worker and
 // its file-saver workers are the app's own (workers/).
 import path from 'node:path';
+import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 /** `minify: false` keeps names readable (for profiles). */
@@ -19,4 +20,32 @@ export async function buildBenchPage(outDir, { minify = true } = {}) {
     server: { fs: { allow: [ROOT] } },
   });
   return outDir;
+}
+
+/**
+ * The bench page in a Chromium of its own, for the tools that watch it over CDP (timeline,
+ * memory-dump, engine-profile, heap-snapshot): built (`minify: false` into its own folder, for
+ * readable profiles), served, loaded, a new OPFS repository open, and `dataset`'s files picked
+ * when given. `cdp` is a browser-level session; close() ends Chromium and the server.
+ */
+export async function openBenchPage(name, { dataset, minify = true, onPage } = {}) {
+  const out = path.join(ROOT, 'bench/data', minify ? 'browser-build' : 'browser-build-profile');
+  await buildBenchPage(out, { minify });
+  const server = await serve(staticRoutes(out));
+  const chrome = await launchWithCdp(`cairn-${name}-`);
+  const { page } = chrome;
+  onPage?.(page);
+  await page.goto(server.url + '/');
+  await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
+  await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `${name}-${Date.now()}` }, pw: `${name} password` });
+  if (dataset) await page.setInputFiles('#src', dataset, { timeout: 0 });
+  return {
+    ...chrome,
+    server,
+    cdp: await chrome.browser.newBrowserCDPSession(),
+    async close() {
+      await chrome.close();
+      await server.close();
+    },
+  };
 }

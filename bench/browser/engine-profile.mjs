@@ -12,22 +12,16 @@
 // took included): the functions by bytes of JS heap they allocated during the operation.
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
-import { buildBenchPage } from './build.mjs';
+import { openBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d2-small'));
 const op = process.argv[3] ?? 'zip';
-const out = path.join(ROOT, 'bench/data/browser-build-profile');
-await buildBenchPage(out, { minify: false });
-const server = await serve(staticRoutes(out));
-const { browser, page, close } = await launchWithCdp('cairn-engine-profile-');
-if (process.env.PROFILE_CONSOLE) page.on('console', (m) => console.log('console:', m.text()));
-await page.goto(server.url + '/');
-await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
-await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `profile-${Date.now()}` }, pw: 'engine profile password' });
-await page.setInputFiles('#src', dataset, { timeout: 0 });
-const cdp = await browser.newBrowserCDPSession();
+const { page, cdp, close } = await openBenchPage('engine-profile', {
+  dataset,
+  minify: false,
+  onPage: (p) => process.env.PROFILE_CONSOLE && p.on('console', (m) => console.log('console:', m.text())),
+});
 
 /** Sends CDP commands to the worker whose script URL includes `name` through the browser session. */
 async function workerSession(name) {
@@ -107,7 +101,6 @@ if (HEAP) {
   console.log(`${op}: ${(wall / 1000).toFixed(2)} s wall; ${target} allocated ~${(total / 2 ** 20).toFixed(0)} MiB of JS heap (sampled)`);
   for (const [k, v] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${(v / 2 ** 20).toFixed(1).padStart(7)} MiB  ${k.split(' < ').reverse().join(' < ')}`);
   await close();
-  await server.close();
   process.exit(0);
 }
 if (process.env.PROFILE_EVAL) console.log('eval:', JSON.stringify((await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL, returnByValue: true })).result));
@@ -141,5 +134,4 @@ const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]
 console.log('by self time:\n' + top(self, 30));
 console.log('by inclusive time:\n' + top(incl, 40));
 await close();
-await server.close();
 process.exit(0);

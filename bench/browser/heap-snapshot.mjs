@@ -6,20 +6,11 @@
 //   node bench/browser/heap-snapshot.mjs [dataset dir] [seconds]
 //   SNAPSHOT_RESTORE=1: during a restore of the backed-up snapshot into OPFS instead
 import path from 'node:path';
-import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
-import { buildBenchPage } from './build.mjs';
+import { openBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
 const at = Number(process.argv[3] ?? 6);
-const out = path.join(ROOT, 'bench/data/browser-build-profile');
-await buildBenchPage(out, { minify: false });
-const server = await serve(staticRoutes(out));
-const { browser, page, close } = await launchWithCdp('cairn-snap-');
-await page.goto(server.url + '/');
-await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
-await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `snap-${Date.now()}` }, pw: 'snap password' });
-await page.setInputFiles('#src', dataset, { timeout: 0 });
-const cdp = await browser.newBrowserCDPSession();
+const { page, cdp, close } = await openBenchPage('snap', { dataset, minify: false });
 // SNAPSHOT_RESTORE=1: during a restore of the backed-up snapshot into OPFS instead.
 let run = page.evaluate(() => window.cairnBench.backup());
 if (process.env.SNAPSHOT_RESTORE) {
@@ -70,5 +61,4 @@ for (const t of targetInfos.filter((x) => x.type === 'worker')) {
 }
 await run;
 await close();
-await server.close();
 process.exit(0);

@@ -13,22 +13,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
-import { buildBenchPage } from './build.mjs';
+import { openBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
 const times = (process.argv[3] ?? '10,30').split(',').map(Number);
-const out = path.join(ROOT, 'bench/data/browser-build');
-await buildBenchPage(out);
-const server = await serve(staticRoutes(out));
-
-const { browser, page, profile, close } = await launchWithCdp('cairn-memdump-');
-await page.goto(server.url + '/');
-await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
-await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `memdump-${Date.now()}` }, pw: 'memory dump password' });
-if (!process.env.MEMDUMP_STAGED) await page.setInputFiles('#src', dataset, { timeout: 0 });
-const cdp = await browser.newBrowserCDPSession();
+const { browser, page, profile, cdp, server, close } = await openBenchPage('memdump', { dataset: process.env.MEMDUMP_STAGED ? undefined : dataset });
 
 async function dump(label) {
   const events = [];
@@ -151,4 +141,3 @@ if (process.env.MEMDUMP_AFTER) {
   await dump('after the backup, garbage collected');
 }
 await close();
-await server.close();

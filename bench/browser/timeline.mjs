@@ -7,23 +7,14 @@
 // TIMELINE_SOURCE=opfs: backs up a copy of the dataset in OPFS through its directory handle
 // (the folder-picker path) instead of the webkitdirectory list.
 import path from 'node:path';
-import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
-import { buildBenchPage } from './build.mjs';
+import { openBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
 const seconds = Number(process.argv[3] ?? 4);
 const binMs = Number(process.argv[4] ?? 250);
-const out = path.join(ROOT, 'bench/data/browser-build-profile');
-await buildBenchPage(out, { minify: false });
-const server = await serve(staticRoutes(out));
-const { browser, page, close } = await launchWithCdp('cairn-timeline-');
-await page.goto(server.url + '/');
-await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
-await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `timeline-${Date.now()}` }, pw: 'timeline password' });
-await page.setInputFiles('#src', dataset, { timeout: 0 });
+const { page, cdp, close } = await openBenchPage('timeline', { dataset, minify: false });
 const staged = process.env.TIMELINE_SOURCE === 'opfs' ? await page.evaluate(() => window.cairnBench.stage()) : undefined;
-const cdp = await browser.newBrowserCDPSession();
 
 const replies = new Map();
 cdp.on('Target.receivedMessageFromTarget', (e) => {
@@ -95,5 +86,4 @@ for (const [name, p] of profiles) {
   });
 }
 await close();
-await server.close();
 process.exit(0);
