@@ -7,6 +7,7 @@
 //   node bench/browser/memory-dump.mjs [dataset dir] [seconds,…]
 //   e.g. node bench/browser/memory-dump.mjs bench/data/s1/d2-small 10,40
 //   MEMDUMP_GC=1 also collects garbage in every page and worker and dumps again (what is live).
+//   MEMDUMP_GC_EACH=1 collects in one page or worker at a time and dumps after each (whose garbage it was).
 //   MEMDUMP_AFTER=1 dumps once more when the backup is over, before and after collecting.
 //   MEMDUMP_ZIP=1 / MEMDUMP_RESTORE=1 dump during a ZIP download / a restore of the backed-up
 //   snapshot instead.
@@ -75,7 +76,8 @@ function smaps() {
   }
 }
 
-async function collectGarbage() {
+/** Collects garbage in every page and worker; with `each`, calls it after each one (its URL). */
+async function collectGarbage(each) {
   let id = 0;
   const replies = new Map();
   const onMessage = (e) => {
@@ -91,6 +93,7 @@ async function collectGarbage() {
     await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method: 'HeapProfiler.collectGarbage' }) });
     await reply;
     await cdp.send('Target.detachFromTarget', { sessionId });
+    if (each) await each(`${t.type} ${t.url.split('/').pop()}`);
   }
   cdp.off('Target.receivedMessageFromTarget', onMessage);
 }
@@ -126,7 +129,8 @@ const run = backup();
 for (const at of times) {
   while (Date.now() - t0 < at * 1000) await new Promise((r) => setTimeout(r, 200));
   await dump(`${at} s into the backup`);
-  if (process.env.MEMDUMP_GC) {
+  if (process.env.MEMDUMP_GC_EACH) await collectGarbage((what) => dump(`${at} s, after collecting garbage in the ${what}`));
+  else if (process.env.MEMDUMP_GC) {
     await collectGarbage();
     await dump(`${at} s, after collecting garbage`);
   }
@@ -136,7 +140,12 @@ console.log(`backup took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 // MEMDUMP_AFTER=1: dump once the backup is over, before and after collecting garbage (what it left).
 if (process.env.MEMDUMP_AFTER) {
   await dump('after the backup');
-  await collectGarbage();
+  // MEMDUMP_AFTER_WAIT=s: dumps once more that many seconds later, before collecting (what went by itself).
+  if (process.env.MEMDUMP_AFTER_WAIT) {
+    await new Promise((r) => setTimeout(r, Number(process.env.MEMDUMP_AFTER_WAIT) * 1000));
+    await dump(`${process.env.MEMDUMP_AFTER_WAIT} s after the backup`);
+  }
+  await collectGarbage(process.env.MEMDUMP_GC_EACH && ((what) => dump(`after the backup, garbage collected in the ${what}`)));
   await new Promise((r) => setTimeout(r, 1000));
   await dump('after the backup, garbage collected');
 }
