@@ -60,7 +60,7 @@ export function downloadResponse(id: string): Response {
     {
       async pull(controller) {
         const m = await pull(p.port);
-        if (m.type === 'chunks') for (const b of m.list) (controller.enqueue(b), handedOn(b.byteLength));
+        if (m.type === 'chunks') for (const b of m.list) (controller.enqueue(b), handedOn(b.buffer.byteLength));
         else if (m.type === 'end') controller.close();
         else controller.error(new Error(m.message));
       },

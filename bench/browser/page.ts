@@ -5,7 +5,7 @@
 // OPFS or in the local radosgw; restores go into an OPFS folder.
 import * as Comlink from 'comlink';
 import type { EngineApi, RepoLocation } from '../../workers/api';
-import { garbageMade } from '../../core/util/garbage';
+import { smallGarbageMade } from '../../core/util/garbage';
 import { servedFileList } from '../../workers/source/file-server';
 
 type Engine = EngineApi & { setSaverWorkers?(n: number | undefined): Promise<void> };
@@ -168,8 +168,9 @@ const bench = {
         port.onmessage = (ev) => resolve(ev.data);
         port.postMessage({ type: 'pull' });
       });
-      // As the service worker does: the chunks it hands on are garbage it must have collected.
-      if (m.type === 'chunks') for (const b of m.list!) (bytes += b.length, garbageMade(b.length));
+      // As the service worker does: the chunks it hands on (each with its whole buffer, small ones
+      // too) are garbage it must have collected.
+      if (m.type === 'chunks') for (const b of m.list!) (bytes += b.length, smallGarbageMade(b.buffer.byteLength));
       else if (m.type === 'end') break;
       else throw new Error(m.message ?? 'download failed');
     }

@@ -33,6 +33,11 @@ export function garbageMade(bytes: number): void {
   if (bytes >= SMALL) unseenGarbageMade(bytes);
 }
 
+/** Records many small buffers, `bytes` in all, made (or received from another thread) together and soon dropped. */
+export function smallGarbageMade(bytes: number): void {
+  unseenGarbageMade(bytes);
+}
+
 /** Records `bytes` of memory V8 does not see (a File's, in Blink and the browser process), soon dropped. */
 export function unseenGarbageMade(bytes: number): void {
   made += bytes;

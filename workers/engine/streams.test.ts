@@ -26,6 +26,22 @@ describe('ByteQueue', () => {
     expect(got.map((c) => c.length)).toEqual([315, 700, 2000, 1000, 1000, 128, 100_000, 7]);
   });
 
+  it('a consumer that takes each small piece gets it in a buffer of its own size, and the gathering buffer goes on', async () => {
+    const q = new ByteQueue(1 << 20, 1000);
+    const pushed: Uint8Array[] = [];
+    const got: Uint8Array[] = [];
+    for (const [i, n] of [10, 300, 499, 600, 5].entries()) {
+      pushed.push(piece(n, i));
+      await q.push(pushed[i]!);
+      got.push((await q.next())!); // kept as handed over: later pushes must not change them
+    }
+    q.end();
+    expect(await q.next()).toBeUndefined();
+    expect(concat(got)).toEqual(concat(pushed));
+    // Under half of `coalesce` gathered: a copy just that big. From half on: the buffer itself.
+    expect(got.map((c) => c.buffer.byteLength)).toEqual([10, 300, 499, 1000, 5]);
+  });
+
   it('a shared buffer is copied before it is queued; a whole one is passed as is', async () => {
     const q = new ByteQueue(1 << 20, 1000);
     const whole = piece(70_000, 1);

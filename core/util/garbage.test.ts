@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { garbageMade, garbageSinceNudge, GARBAGE_PER_NUDGE, smallGarbageMade } from './garbage';
+
+describe('garbage meter', () => {
+  it('counts buffers from 32 KiB on, small ones only when recorded together, and starts over after each nudge', () => {
+    garbageMade(GARBAGE_PER_NUDGE); // start from a nudge
+    expect(garbageSinceNudge()).toBe(0);
+    garbageMade(4096); // left to the young generation
+    expect(garbageSinceNudge()).toBe(0);
+    garbageMade(64 << 10);
+    smallGarbageMade(4096);
+    expect(garbageSinceNudge()).toBe((64 << 10) + 4096);
+    garbageMade(GARBAGE_PER_NUDGE); // past the threshold: a nudge, and the count starts over
+    expect(garbageSinceNudge()).toBe(0);
+  });
+});
