@@ -1,6 +1,6 @@
-// The AES choice where WebCrypto wins on bulk data (as in Node here, and in Chromium with AES
-// instructions): single blocks and small data go to the WebAssembly AES, larger data to
-// WebCrypto, and every size gives node:crypto's bytes.
+// The AES choice: where WebCrypto wins on bulk data (Chromium with AES instructions, Node on
+// most machines), single blocks and small data still go to the WebAssembly AES and larger data
+// to WebCrypto; either way every size gives node:crypto's bytes.
 import { describe, expect, it, vi } from 'vitest';
 import nodeCrypto from 'node:crypto';
 import { chooseAes, SMALL_CTR } from './aes-choice';
@@ -12,8 +12,12 @@ function nodeCtr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array 
 }
 
 describe('chooseAes', () => {
-  it('keeps WebCrypto for bulk data but sends blocks and small data to WebAssembly, with the same bytes', async () => {
-    expect(await chooseAes()).toBe('webcrypto'); // OpenSSL's AES in Node is far ahead of any WASM
+  it('times both and installs what it names: WebAssembly for blocks and small data either way, the same bytes at every size', async () => {
+    // Which one wins depends on the machine (Node's WebCrypto AES allocates every output, and
+    // where a page fault is dear the WebAssembly AES can win), so the routing is checked
+    // against what was chosen.
+    const choice = await chooseAes();
+    expect(['webcrypto', 'wasm']).toContain(choice);
     const encrypt = vi.spyOn(globalThis.crypto.subtle, 'encrypt');
     const key = nodeCrypto.randomBytes(32);
     for (const size of [0, 1, 16, 1000, SMALL_CTR]) {
@@ -28,7 +32,7 @@ describe('chooseAes', () => {
       const iv = nodeCrypto.randomBytes(16), data = nodeCrypto.randomBytes(size);
       expect(Buffer.from(await primitives().aes256ctr(key, iv, data)).equals(Buffer.from(nodeCtr(key, iv, data))), `${size} bytes`).toBe(true);
     }
-    expect(encrypt).toHaveBeenCalled();
+    expect(encrypt.mock.calls.length > 0).toBe(choice === 'webcrypto');
   });
 
   it("given the engine's choice of WebCrypto, times nothing and still sends small data to WebAssembly", async () => {
