@@ -157,7 +157,7 @@ export async function chromiumTool(cfg, { s3, log }) {
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     if (th0) {
       for (const [k, v] of threadCpuSeconds(profilePids(profile))) th1.set(k, v);
-      for (const { group, seconds, faults } of threadCpuDelta(th0, th1)) log(`    cpu ${seconds.toFixed(2).padStart(6)} s  ${String(Math.round(faults / 1000)).padStart(5)}k faults  ${group}`);
+      for (const { group, seconds, sys, faults } of threadCpuDelta(th0, th1)) log(`    cpu ${seconds.toFixed(2).padStart(6)} s (sys ${sys.toFixed(2).padStart(5)})  ${String(Math.round(faults / 1000)).padStart(5)}k faults  ${group}`);
     }
     const u1 = usage(profilePids(profile), { pss: true });
     if (u1.page > peakPage) atPeak = u1.renderers;

@@ -94,7 +94,7 @@ export function chromiumCpuSeconds(since = { browser: 0, renderers: 0 }) {
 }
 
 /**
- * CPU seconds used so far (and minor page faults taken) by each thread of the given processes,
+ * CPU seconds used so far (of them in the kernel, and minor page faults taken) by each thread of the given processes,
  * keyed `pid/tid`, with the process's kind (`browser`, or its `--type=`) and the thread's name. Threads that exited
  * between two readings are missing from the later one (their time is lost to the delta).
  */
@@ -114,7 +114,7 @@ export function threadCpuSeconds(pids) {
         const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
         const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
         const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        out.set(`${pid}/${tid}`, { kind, pid, name, cpu: (Number(f[11]) + Number(f[12])) / 100, faults: Number(f[7]) });
+        out.set(`${pid}/${tid}`, { kind, pid, name, cpu: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100, faults: Number(f[7]) });
       } catch {
         // exited meanwhile
       }
@@ -134,14 +134,16 @@ export function threadCpuDelta(before, after, min = 0.05) {
   for (const [key, t] of after) {
     const d = t.cpu - (before.get(key)?.cpu ?? 0);
     const f = t.faults - (before.get(key)?.faults ?? 0);
+    const sys = t.sys - (before.get(key)?.sys ?? 0);
     // Each Web Worker apart (the engine, each saver or decoder); pools of Chromium's own summed.
     const group = `${t.kind} ${t.pid}: ${t.name.startsWith('DedicatedWorker') ? `${t.name} ${key.split('/')[1]}` : t.name.replace(/[\s\d]+$/, '')}`;
-    const sum = sums.get(group) ?? { seconds: 0, faults: 0 };
+    const sum = sums.get(group) ?? { seconds: 0, sys: 0, faults: 0 };
     sum.seconds += d;
+    sum.sys += sys;
     sum.faults += f;
     sums.set(group, sum);
   }
-  return [...sums].filter(([, s]) => s.seconds >= min).sort((a, b) => b[1].seconds - a[1].seconds).map(([group, s]) => ({ group, seconds: Math.round(s.seconds * 100) / 100, faults: s.faults }));
+  return [...sums].filter(([, s]) => s.seconds >= min).sort((a, b) => b[1].seconds - a[1].seconds).map(([group, s]) => ({ group, seconds: Math.round(s.seconds * 100) / 100, sys: Math.round(s.sys * 100) / 100, faults: s.faults }));
 }
 
 /**
