@@ -45,7 +45,8 @@ export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boo
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Is a process of this host alive (what makes a lock of this host stale, as in restic)? */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

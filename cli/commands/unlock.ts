@@ -1,6 +1,6 @@
 import { removeLocks } from '../../core/repository/lock';
 import type { FlagSpecs } from '../args';
-import { openRepository, type Context } from '../context';
+import { isAlive, openRepository, type Context } from '../context';
 import { localOwner } from '../global';
 
 export const summary = 'Remove locks other processes created';
@@ -11,7 +11,7 @@ export const flags: FlagSpecs = {
 export async function run(ctx: Context): Promise<number> {
   const { repo } = await openRepository(ctx);
   const owner = localOwner();
-  const removed = await removeLocks(repo, { hostname: owner.hostname, processAlive: () => true }, ctx.p.flags['remove-all'] === true);
+  const removed = await removeLocks(repo, { hostname: owner.hostname, processAlive: isAlive }, { all: ctx.p.flags['remove-all'] === true });
   if (!ctx.g.quiet) ctx.out.stdout(`successfully removed ${removed.length} locks\n`);
   return 0;
 }

@@ -46,9 +46,11 @@ describe('an interrupted backup', () => {
     const repo = join(dir, 'killed');
     await ok(cairn(['-r', repo, 'init']));
     expect(await interruptedBackup(repo, src, 'SIGKILL', 2)).toBe(137);
-    // A killed process cannot remove its lock; as after a killed restic, `unlock` removes the
-    // stale lock (same host, dead PID) and nothing else needs repair.
+    // A killed process cannot remove its lock; as after a killed restic, `unlock` (cairn's, as
+    // restic's) removes the stale lock (same host, dead PID) and nothing else needs repair.
     expect((await cairn(['-r', repo, 'list', 'locks'])).stdout.trim()).not.toBe('');
+    expect((await ok(cairn(['-r', repo, 'unlock']))).stdout).toContain('successfully removed 1 locks');
+    expect((await cairn(['-r', repo, 'list', 'locks'])).stdout.trim()).toBe('');
     await ok(restic(['-r', repo, 'unlock']));
     const c = await restic(['-r', repo, 'check']);
     expect(c.stdout + c.stderr).toContain('no errors were found');
