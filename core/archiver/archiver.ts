@@ -13,6 +13,7 @@ import { hashID, type ID } from '../id';
 import { encodeBlob } from '../repository/blob-codec';
 import { PackerManager } from '../repository/packer-manager';
 import type { Repository } from '../repository/repository';
+import { journaledSaver, type PackJournal } from '../repository/adopt';
 import { findParent, findSnapshot } from '../repository/snapshots';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { BlobRegistry } from './blob-registry';
@@ -54,6 +55,8 @@ export interface BackupOptions {
   indexBlobs?: number;
   /** … or after this long (ms); what an interrupted backup can resume from. */
   indexIntervalMs?: number;
+  /** Notes the packs stored until an index lists them (see repository/adopt.ts); the pool's savers note theirs. */
+  journal?: PackJournal;
 }
 
 export interface BackupResult {
@@ -113,7 +116,10 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     const packs = registry.takeUnindexed();
     lastIndexAt = Date.now();
     if (packs.length === 0) return indexChain;
-    indexChain = indexChain.then(() => repo.saveIndex(packs, sig)).catch((e) => void (indexFailure ??= e));
+    indexChain = indexChain
+      .then(() => repo.saveIndex(packs, sig))
+      .then(() => opts.journal?.indexed(packs.map((p) => p.id)))
+      .catch((e) => void (indexFailure ??= e));
     return indexChain;
   };
   const packSaved = (pack: Parameters<BlobRegistry['packSaved']>[0], size: number) => {
@@ -125,7 +131,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
 
   // A backup's tree pack mostly stays far below the 16 MiB target (a tree is one directory's
   // listing, compressed), so its buffer grows as trees come instead of taking 16 MiB up front.
-  const treePacks = new PackerManager({ key: repo.key, saver: repo.backend, packSize: repo.packSize, growFrom: 64 * 1024, onPackSaved: packSaved, signal });
+  const treePacks = new PackerManager({ key: repo.key, saver: opts.journal ? journaledSaver(repo.backend, opts.journal) : repo.backend, packSize: repo.packSize, growFrom: 64 * 1024, onPackSaved: packSaved, signal });
   // Saver threads start with the first file that must be read: an unchanged re-backup needs none.
   let saving: Promise<{ pool: FileSaverPool; files: Semaphore }> | undefined;
   const savers = () =>

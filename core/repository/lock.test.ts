@@ -140,11 +140,22 @@ describe('locks', () => {
       const old = await plantLock(repo, { time: minutesAgo(45) });
       const fresh = await plantLock(repo, { time: minutesAgo(1) });
       const junk = await repo.saveJSON('locks', '{"time":"yesterday"}');
-      const removed = await removeLocks(repo, me, false);
+      const removed = await removeLocks(repo, me);
       expect(removed.sort()).toEqual([old, junk].sort());
       expect((await listLocks(repo)).map((l) => l.id)).toEqual([fresh]);
-      expect(await removeLocks(repo, me, true)).toEqual([fresh]);
+      expect(await removeLocks(repo, me, { all: true })).toEqual([fresh]);
       expect(await listLocks(repo)).toEqual([]);
+    });
+
+    it('removeLocks with ownHost removes only the stale locks of this host (its processes that are gone)', async () => {
+      const { repo } = await memRepo();
+      const gone = await plantLock(repo, { time: minutesAgo(1), hostname: 'host-a', pid: 4321 });
+      const running = await plantLock(repo, { time: minutesAgo(1), hostname: 'host-a', pid: 1000 });
+      const elsewhereOld = await plantLock(repo, { time: minutesAgo(45), hostname: 'host-b' });
+      const junk = await repo.saveJSON('locks', '{"time":"yesterday"}');
+      const owner = { ...me, processAlive: (pid: number) => pid === 1000 };
+      expect(await removeLocks(repo, owner, { ownHost: true })).toEqual([gone]);
+      expect((await listLocks(repo)).map((l) => l.id).sort()).toEqual([running, elsewhereOld, junk].sort());
     });
 
     it('an unreadable lock does not block (restic 0.14 ignores locks it cannot load) but is listed with its error', async () => {

@@ -143,11 +143,15 @@ export class Lock {
   }
 }
 
-/** Removes stale locks (restic unlock), or all with `all`. Returns the removed IDs. */
-export async function removeLocks(repo: Repository, owner: Pick<LockOwner, 'hostname' | 'processAlive'>, all: boolean): Promise<ID[]> {
+/**
+ * Removes stale locks (restic unlock), or all with `all`; with `ownHost`, only the stale locks
+ * of the owner's host (what its processes that are gone left behind). Returns the removed IDs.
+ */
+export async function removeLocks(repo: Repository, owner: Pick<LockOwner, 'hostname' | 'processAlive'>, opts: { all?: boolean; ownHost?: boolean } = {}): Promise<ID[]> {
   const removed: ID[] = [];
   for (const { id, lock } of await listLocks(repo)) {
-    if (all || !lock || isStale(lock, owner)) {
+    if (opts.ownHost && lock?.hostname !== owner.hostname) continue;
+    if (opts.all || !lock || isStale(lock, owner)) {
       await repo.backend.remove({ type: 'locks', name: id }).catch(() => {});
       removed.push(id);
     }
