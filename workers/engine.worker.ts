@@ -16,6 +16,7 @@ import * as browse from './engine/browse';
 import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
 import type { Session } from './engine/session';
 import { snapshotView } from './engine/views';
+import { engineOwner, removeDeadEngineLocks } from './engine/pack-journal';
 
 /** Backup, restore and download code, loaded on first use (see ./engine/heavy). */
 const heavy = () => import('./engine/heavy');
@@ -84,6 +85,13 @@ function warmInBackground(s: Session): void {
   s.warmOfflineCache().catch(() => {});
   // Choosing SHA-256 and AES takes ~0.2 s of timing: done now, a backup or restore starts without it.
   setTimeout(() => void heavyWithCrypto().catch(() => {}), 1000);
+  // Locks left by a closed tab of this browser would hold off restic's check and prune for 30 minutes.
+  if (!s.offline) setTimeout(() => void removeOwnDeadLocks(s).catch(() => {}), 1000);
+}
+
+async function removeOwnDeadLocks(s: Session): Promise<void> {
+  const o = await owner();
+  await removeDeadEngineLocks(s.repo, await engineOwner(o.hostname, o.username));
 }
 
 const api = {

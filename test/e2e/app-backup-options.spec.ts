@@ -2,30 +2,12 @@
 // written shows up, the next backup works), and a repository in a picked local folder laid out
 // the way restic lays out a local repository.
 
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { backupOpfsFolder, createOpfsRepo, expectUnlocked, fillPasswords, gotoTab, openApp, PASSWORD, unlock } from './helpers/app';
 import { sampleTree } from './helpers/data';
-import { setPick, writeOpfsTree } from './helpers/opfs';
+import { setPick, writeOpfsTree, writeRandomFiles } from './helpers/opfs';
 
 const SRC = ['e2e-src', 'Documents'];
-
-/** `count` files of `size` random bytes each, written in the page (too big to ship from Node). */
-async function writeRandomFiles(page: Page, dir: string[], count: number, size: number): Promise<void> {
-  await page.evaluate(
-    async ({ dir, count, size }) => {
-      let d = await navigator.storage.getDirectory();
-      for (const p of dir) d = await d.getDirectoryHandle(p, { create: true });
-      const buf = new Uint8Array(size);
-      for (let i = 0; i < count; i++) {
-        for (let o = 0; o < size; o += 65536) crypto.getRandomValues(buf.subarray(o, Math.min(size, o + 65536)));
-        const w = await (await d.getFileHandle(`file-${String(i).padStart(3, '0')}.bin`, { create: true })).createWritable();
-        await w.write(buf);
-        await w.close();
-      }
-    },
-    { dir, count, size },
-  );
-}
 
 test('exclude patterns leave files out; tags show in the list', async ({ page }) => {
   await openApp(page);

@@ -2,27 +2,15 @@
 // restic restores byte-identical; what restic backs up, the browser restores. Also a wrong
 // secret key in plain words, and "needs the network" for bucket data when offline.
 
-import type { Page } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ok, removeDir, restic, tempDir } from '../helpers/cli';
 import { backupOpfsFolder, expectUnlocked, fillPasswords, gotoTab, openApp, PASSWORD, unlock } from './helpers/app';
 import { bytesOf, digestDir, digests, materialize, sampleTree, sha256 } from './helpers/data';
 import { opfsDigests, setPick, writeOpfsTree } from './helpers/opfs';
-import { expect, test, type S3Repo } from './helpers/s3';
+import { expect, fillBucket, test } from './helpers/s3';
 
 const SRC = ['e2e-src', 'Documents'];
-
-async function fillBucket(page: Page, r: S3Repo, opts: { secret?: string; rememberKeys?: boolean } = {}): Promise<void> {
-  await page.getByLabel(/An S3-compatible bucket/).check();
-  await page.getByLabel('Endpoint', { exact: true }).fill(r.server.endpoint);
-  await page.getByLabel('Bucket', { exact: true }).fill(r.server.bucket);
-  await page.getByLabel(/Folder in the bucket/).fill(r.prefix);
-  await page.getByLabel('Region', { exact: true }).fill(r.server.region);
-  await page.getByLabel('Access key ID', { exact: true }).fill(r.server.accessKeyId);
-  await page.getByLabel('Secret access key', { exact: true }).fill(opts.secret ?? r.server.secretAccessKey);
-  if (opts.rememberKeys) await page.getByLabel(/Remember the bucket keys/).check();
-}
 
 test('the browser backs up into the bucket; restic checks it and restores it byte-identical', async ({ page, s3repo }) => {
   const tree = sampleTree(11);

@@ -107,13 +107,21 @@ export async function createBucket(s: Omit<S3Server, 'stop'>, bucket: string): P
   if (!res.ok && !text.includes('BucketAlreadyOwnedByYou')) throw new Error(`create bucket ${bucket}: HTTP ${res.status} ${text}`);
 }
 
+/** The first 1000 objects under `prefix`: keys and sizes. */
+export async function listObjects(s: Omit<S3Server, 'stop'>, bucket: string, prefix = ''): Promise<{ key: string; size: number }[]> {
+  const { url } = await serverSigner(s, bucket).sign({ method: 'GET', key: '', query: { 'list-type': '2', prefix, 'max-keys': '1000' } });
+  const xml = await (await fetch(url)).text();
+  return [...xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)].map((m) => ({
+    key: /<Key>([^<]*)<\/Key>/.exec(m[1]!)![1]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'),
+    size: Number(/<Size>(\d+)<\/Size>/.exec(m[1]!)?.[1] ?? 0),
+  }));
+}
+
 /** Deletes every object under `prefix` (a few requests per 1000 keys) and, if asked, the bucket. */
 export async function emptyBucket(s: Omit<S3Server, 'stop'>, bucket: string, prefix = '', removeBucket = false): Promise<void> {
   const signer = serverSigner(s, bucket);
   for (;;) {
-    const { url } = await signer.sign({ method: 'GET', key: '', query: { 'list-type': '2', prefix, 'max-keys': '1000' } });
-    const xml = await (await fetch(url)).text();
-    const keys = [...xml.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+    const keys = (await listObjects(s, bucket, prefix)).map((o) => o.key);
     if (keys.length === 0) break;
     let next = 0;
     const worker = async () => {

@@ -10,7 +10,9 @@
 //   views      locationKey        → the last folder listing shown, sealed with its own
 //                                   non-extractable key; lives and dies with `remembered`
 //                                   (./last-view.ts). The page reads this store, never the others.
-//   meta       name               → small values (this browser profile's client ID)
+//   meta       name               → small values (this browser profile's client ID), and the
+//                                   packs a backup stored but no index lists yet:
+//                                   `pending-pack:<repo>:<engine>:<pack>` (../engine/pack-journal.ts)
 
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { EngineFault } from '../errors';
@@ -255,4 +257,27 @@ export async function clientId(): Promise<string> {
   }
   await tx.done;
   return rec.value;
+}
+
+const PENDING = 'pending-pack:';
+
+/** Notes that engine `engine` stored pack `pack` in repository `repo` (no index lists it yet). */
+export async function putPendingPack(repo: string, engine: string, pack: string): Promise<void> {
+  await (await database()).put('meta', { name: `${PENDING}${repo}:${engine}:${pack}`, value: '' });
+}
+
+/** Forgets the notes on these packs (an index lists them now). */
+export async function deletePendingPacks(repo: string, engine: string, packs: readonly string[]): Promise<void> {
+  const tx = (await database()).transaction('meta', 'readwrite');
+  await Promise.all([...packs.map((p) => tx.store.delete(`${PENDING}${repo}:${engine}:${p}`)), tx.done]);
+}
+
+/** The packs noted for repository `repo`, with the engine that stored each. */
+export async function pendingPacks(repo: string): Promise<{ engine: string; pack: string }[]> {
+  const prefix = `${PENDING}${repo}:`;
+  const keys = await (await database()).getAllKeys('meta', IDBKeyRange.bound(prefix, prefix + '\uffff'));
+  return keys.map((k) => {
+    const [engine = '', pack = ''] = k.slice(prefix.length).split(':');
+    return { engine, pack };
+  });
 }

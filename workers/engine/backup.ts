@@ -1,6 +1,7 @@
 // A backup from the browser: the archiver runs here (the coordinator), file contents are read,
 // chunked, sealed and uploaded by the file-saver workers. The repository is locked
-// non-exclusively for the duration, as restic does (the lock refreshes itself).
+// non-exclusively for the duration, as restic does (the lock refreshes itself). What a backup
+// that a closed tab cut short left behind is taken up first (./pack-journal.ts).
 
 import { backup as runBackup } from '../../core/archiver/archiver';
 import type { SourceFS } from '../../core/archiver/source';
@@ -13,6 +14,7 @@ import { fileListSource, fileListSourceOf } from '../source/file-list-source';
 import { requestMetadata, type ServedFileRef } from '../source/file-server';
 import { handleSource } from '../source/handle-source';
 import type { Owner } from './open';
+import { adoptLeftoverPacks, engineOwner, packJournal, removeDeadEngineLocks } from './pack-journal';
 import type { Session } from './session';
 import { summaryView } from './views';
 
@@ -35,9 +37,14 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
   const source = sourceFor(req);
   const excludes = (req.excludes ?? []).map((p) => p.trim()).filter(Boolean);
   const started = performance.now();
-  const lock = await Lock.acquire(s.repo, { hostname: run.owner.hostname, username: run.owner.username, pid: lockPid() }, false, run.signal);
+  const owner = await engineOwner(run.owner.hostname, run.owner.username);
+  const lock = await Lock.acquire(s.repo, owner, false, run.signal);
   try {
-    const r = await runBackup(s.repo, source, browserPool({ ...run.pool, location: s.loc, fileServer: req.source.kind === 'served-files' ? req.source.server : undefined }), {
+    // What a backup of a closed tab stored is indexed now, so it is not uploaded again.
+    await removeDeadEngineLocks(s.repo, owner);
+    await s.repo.loadIndex({ signal: run.signal });
+    await adoptLeftoverPacks(s.repo, owner, run.signal);
+    const r = await runBackup(s.repo, source, browserPool({ ...run.pool, location: s.loc, fileServer: req.source.kind === 'served-files' ? req.source.server : undefined, journal: { repo: s.repo.config.id, engine: owner.pid } }), {
       targets: [source.target],
       hostname: run.owner.hostname,
       username: run.owner.username,
@@ -47,6 +54,7 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
       exclude: excludeMatcher(excludes),
       signal: run.signal,
       onProgress: run.onProgress,
+      journal: packJournal(s.repo.config.id),
     });
     s.forgetSnapshots();
     return {
@@ -63,9 +71,3 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
   }
 }
 
-/** Lock files record a PID; a browser tab has none, so each engine picks a random one. */
-let pid: number | undefined;
-function lockPid(): number {
-  pid ??= 1 + Math.floor(Math.random() * 2 ** 31);
-  return pid;
-}

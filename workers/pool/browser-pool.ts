@@ -37,6 +37,8 @@ export interface BrowserPoolOptions {
   aes?: 'auto' | 'webcrypto' | 'wasm';
   /** The page's server of a webkitdirectory list's Files (../source/file-server.ts), if the source is one. */
   fileServer?: MessagePort;
+  /** The journal the savers note their packs in before storing them (../engine/pack-journal.ts). */
+  journal?: SaverInit['journal'];
 }
 
 export const DEFAULT_MAX_WORKERS = 6;
@@ -62,6 +64,7 @@ export function browserPool(opts: BrowserPoolOptions): PoolFactory {
       parallel: opts.jobsPerWorker ?? 2,
       sha256: opts.sha256,
       aes: opts.aes,
+      journal: opts.journal,
     };
     const workers = Array.from({ length: count }, () => new Worker(new URL('./file-saver.worker.ts', import.meta.url), { type: 'module', name: 'cairn-file-saver' }));
     let tp: ReturnType<typeof threadPool> | undefined;

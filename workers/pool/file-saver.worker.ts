@@ -8,6 +8,8 @@ import { Key } from '../../core/crypto/keys';
 import { FileSaver } from '../../core/archiver/file-saver';
 import { saverEndpoint, type ToSaver } from '../../core/archiver/saver-protocol';
 import { PackerManager } from '../../core/repository/packer-manager';
+import { journaledSaver } from '../../core/repository/adopt';
+import { packJournal } from '../engine/pack-journal';
 import { initWasm } from '../wasm';
 import { chooseSha256 } from '../sha256-choice';
 import { chooseAes } from '../aes-choice';
@@ -32,7 +34,8 @@ async function start(init: SaverInit): Promise<void> {
   }
   const backend = await openBackend(init.location);
   const key = new Key(init.key.encrypt, init.key.macK, init.key.macR);
-  const packs = new PackerManager({ key, saver: backend, packSize: init.packSize, uploads: init.uploads, buffers: init.packBuffers, onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }) });
+  const saver = init.journal ? journaledSaver(backend, packJournal(init.journal.repo, init.journal.engine)) : backend;
+  const packs = new PackerManager({ key, saver, packSize: init.packSize, uploads: init.uploads, buffers: init.packBuffers, onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }) });
   handle = saverEndpoint({
     post,
     packs,

@@ -25,6 +25,8 @@ export interface SaverInit {
   aes?: 'auto' | 'webcrypto' | 'wasm';
   /** A port to the page's server of a webkitdirectory list's Files (../source/file-server.ts). */
   files?: MessagePort;
+  /** Note each pack in this journal before storing it (../engine/pack-journal.ts). */
+  journal?: { repo: string; engine: number };
 }
 
 export type ToWorker = ToSaver | { type: 'init'; init: SaverInit };

@@ -48,6 +48,24 @@ export async function writeOpfsTree(page: Page, dir: string[], tree: FileSpec[])
   );
 }
 
+/** `count` files of `size` random bytes each, written in the page (too big to ship from Node). */
+export async function writeRandomFiles(page: Page, dir: string[], count: number, size: number): Promise<void> {
+  await page.evaluate(
+    async ({ dir, count, size }) => {
+      let d = await navigator.storage.getDirectory();
+      for (const p of dir) d = await d.getDirectoryHandle(p, { create: true });
+      const buf = new Uint8Array(size);
+      for (let i = 0; i < count; i++) {
+        for (let o = 0; o < size; o += 65536) crypto.getRandomValues(buf.subarray(o, Math.min(size, o + 65536)));
+        const w = await (await d.getFileHandle(`file-${String(i).padStart(3, '0')}.bin`, { create: true })).createWritable();
+        await w.write(buf);
+        await w.close();
+      }
+    },
+    { dir, count, size },
+  );
+}
+
 /** Every file under OPFS `dir`: relative path → SHA-256 (computed in the page). */
 export async function opfsDigests(page: Page, dir: string[]): Promise<Record<string, string>> {
   return page.evaluate(async (dir) => {

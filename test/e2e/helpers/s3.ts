@@ -3,7 +3,7 @@
 // server's), else started here (~3.5 s) for the e2e server's origin and stopped afterwards.
 // Each test gets its own key prefix in the bucket, so tests never see each other's data.
 
-import { test as base } from '@playwright/test';
+import { test as base, type Page } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 import { emptyBucket, startS3, type S3Server } from '../../helpers/s3-server';
 
@@ -44,5 +44,17 @@ export const test = base.extend<{ s3repo: S3Repo }, { s3: S3Server }>({
     await emptyBucket(s3, s3.bucket, prefix + '/');
   },
 });
+
+/** Fills the create/open form's bucket fields for `r` (a wrong `secret` if given). */
+export async function fillBucket(page: Page, r: S3Repo, opts: { secret?: string; rememberKeys?: boolean } = {}): Promise<void> {
+  await page.getByLabel(/An S3-compatible bucket/).check();
+  await page.getByLabel('Endpoint', { exact: true }).fill(r.server.endpoint);
+  await page.getByLabel('Bucket', { exact: true }).fill(r.server.bucket);
+  await page.getByLabel(/Folder in the bucket/).fill(r.prefix);
+  await page.getByLabel('Region', { exact: true }).fill(r.server.region);
+  await page.getByLabel('Access key ID', { exact: true }).fill(r.server.accessKeyId);
+  await page.getByLabel('Secret access key', { exact: true }).fill(opts.secret ?? r.server.secretAccessKey);
+  if (opts.rememberKeys) await page.getByLabel(/Remember the bucket keys/).check();
+}
 
 export { expect } from '@playwright/test';
