@@ -40,7 +40,7 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
   const owner = await engineOwner(run.owner.hostname, run.owner.username);
   const lock = await Lock.acquire(s.repo, owner, false, run.signal);
   try {
-    // What a backup of a closed tab stored is indexed now, so it is not uploaded again.
+    // What a backup of a closed tab left: its lock goes, the packs it stored are indexed now.
     await removeDeadEngineLocks(s.repo, owner);
     await s.repo.loadIndex({ signal: run.signal });
     await adoptLeftoverPacks(s.repo, owner, run.signal);

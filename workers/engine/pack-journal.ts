@@ -1,10 +1,10 @@
 // What a backup of a closed tab leaves behind, and how the next backup takes it up. Each pack a
 // backup stores is noted in the engine's IndexedDB (core/repository/adopt.ts's PackJournal),
 // by the thread storing it and before it does, until an index file lists it; the notes carry
-// the engine's number (./liveness.ts). A later backup of the same repository adopts the packs noted by engines
-// that are gone (or by itself, after a run that failed), so their blobs are not uploaded
-// again, and it removes the lock files those engines left: restic's "stale lock of this host
-// whose process is gone", with the Web Lock standing in for the PID.
+// the engine's number (./liveness.ts). A later backup of the same repository adopts the packs
+// noted by engines that are gone (or by itself, after a run that failed), so their blobs are
+// not uploaded again, and the lock files those engines left are removed: restic's "stale lock
+// of this host whose process is gone", with the Web Lock standing in for the PID.
 
 import { adoptPacks, type AdoptResult, type PackJournal } from '../../core/repository/adopt';
 import { removeLocks, type LockOwner } from '../../core/repository/lock';
