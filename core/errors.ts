@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'NO_SUCH_BUCKET'
   | 'CORS_BLOCKED'
   | 'QUOTA_EXCEEDED'
+  | 'NAME_NOT_ALLOWED' // the target's file system refuses a file or folder name (a browser's, say)
   | 'ABORTED'
   // source and CLI
   | 'SOURCE_READ' // a source file could not be read

@@ -334,7 +334,8 @@ function isMoveUnsupported(e: unknown): boolean {
 }
 
 /** Maps a DOMException from the File System API to a CairnError; CairnErrors pass through. */
-function domError(e: unknown, op: string, what: string, signal?: AbortSignal): CairnError {
+/** A File System Access rejection as a CairnError (restore targets use it too). */
+export function domError(e: unknown, op: string, what: string, signal?: AbortSignal): CairnError {
   if (e instanceof CairnError) return e;
   if (signal?.aborted) return abortError(signal);
   const name = domName(e) ?? 'Error';

@@ -29,10 +29,12 @@ class MemTarget implements RestoreTarget {
   readonly meta = new Map<string, Node>();
   readonly events: string[] = [];
   failCreate?: (path: string) => boolean;
+  failMkdir?: (path: string) => boolean;
 
   async mkdir(path: string[]): Promise<void> {
     const p = path.join('/');
     if (this.dirs.has(p)) throw new Error(`mkdir twice: ${p}`);
+    if (this.failMkdir?.(p)) throw new CairnError('NAME_NOT_ALLOWED', `${p}: name not allowed`);
     this.dirs.add(p);
     this.events.push(`mkdir ${p}`);
   }
@@ -293,6 +295,17 @@ describe('restorer', () => {
       expect(result.errors.map((e) => [e.path, e.code])).toEqual([['/a/b/notes.txt', 'SOURCE_READ']]);
       expect(target.text('a/b/copy-of-notes.txt')).toBe('some notes\n');
       expect(result.files).toBe(7);
+    });
+
+    it('a directory the target cannot make fails once, its contents are not attempted, the rest restores', async () => {
+      const { repo, tree } = await fixture();
+      const target = new MemTarget();
+      target.failMkdir = (p) => p === 'a/b/sub';
+      const result = await restore(repo, tree, target);
+      expect(result.errors.map((e) => [e.path, e.code])).toEqual([['/a/b/sub', 'NAME_NOT_ALLOWED']]);
+      expect(target.events.filter((e) => e.includes('a/b/sub'))).toEqual([]);
+      expect(target.text('a/b/notes.txt')).toBe('some notes\n');
+      expect(result.files).toBe(6);
     });
 
     it('a file without content list and a dir without subtree fail alone (restic reads such trees)', async () => {

@@ -107,19 +107,25 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
   const byPack = new Map<ID, Map<string, { loc: BlobLocation; uses: Use[] }>>();
   const result = { files: 0, dirs: 0, bytes: 0 };
   const made = new Set<string>();
+  // Directories the target would not make (a name a browser refuses, say): reported once, and
+  // what is in them is not attempted.
+  const refused = new Set<string>();
   const ensureDir = async (path: string[]) => {
     for (let i = 1; i <= path.length; i++) {
       const k = path.slice(0, i).join('/');
       if (!made.has(k)) {
         made.add(k);
-        await target.mkdir(path.slice(0, i));
+        await target.mkdir(path.slice(0, i)).catch((e) => {
+          refused.add(k);
+          throw e;
+        });
       }
     }
   };
 
   const walker = walk(repo, treeID, {
     signal,
-    enter: (item) => selected(item.path) || mayDescend(item.path),
+    enter: (item) => !refused.has(item.path.join('/')) && (selected(item.path) || mayDescend(item.path)),
     onTreeError: (path, _id, e) => fail(path, e),
   });
   for await (const { path, node } of walker) {
@@ -127,7 +133,13 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
     const take = selected(path);
     if (node.type === 'dir') {
       if (take) {
-        await ensureDir(path);
+        try {
+          await ensureDir(path);
+        } catch (e) {
+          if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+          fail(path, e);
+          continue;
+        }
         dirs.push({ path, node });
         result.dirs++;
         if (!node.subtree) fail(path, new CairnError('BAD_TREE', `directory ${JSON.stringify(node.name)} has no subtree; its contents are lost`));
@@ -135,8 +147,8 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
       continue;
     }
     if (!take) continue;
-    await ensureDir(path.slice(0, -1));
     try {
+      await ensureDir(path.slice(0, -1));
       if (node.type === 'symlink') await target.symlink(path, node.linkTarget ?? '');
       else if (node.type === 'file') {
         if (!node.content) throw new CairnError('BAD_TREE', `file ${JSON.stringify(node.name)} has no content list`);

@@ -49,6 +49,7 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   ACCESS_DENIED: ['Access denied', 'The storage refused the request: the keys are wrong or lack permission, or a signed link has expired (check this computer’s clock too).'],
   NO_SUCH_BUCKET: ['Bucket not found', 'That bucket does not exist at this endpoint. Check the bucket name, the region and the endpoint.'],
   CORS_BLOCKED: ['The bucket did not let this page read its answer', 'Either the keys are wrong — some servers (Ceph among them) hide a refused key this way — or the bucket’s CORS rules do not allow this page’s address (they must allow GET, PUT, HEAD and DELETE and expose the ETag and Content-Range headers). Check the keys first, then the CORS rules.'],
+  NAME_NOT_ALLOWED: ['Name not allowed here', 'The browser does not allow this file or folder name in a folder it writes (a backslash, for one), so it was left out. Download it inside a ZIP instead, or restore it with restic.'],
   QUOTA_EXCEEDED: ['Out of storage space', 'The storage is full — for “This browser”, the browser’s quota for this site. Free some space, or back up to a folder or a bucket instead.'],
   ABORTED: ['Cancelled', 'The operation was cancelled. Nothing that was already saved is lost.'],
   SOURCE_READ: ['A file could not be read', 'The browser could not read a file (it may be open elsewhere or was removed). The rest was backed up.'],

@@ -4,6 +4,7 @@
 // order, not file order. Browsers cannot create symlinks or set times and modes: symlinks are
 // skipped and reported, metadata is left as the browser sets it.
 
+import { domError } from '../../core/backend/fsa';
 import { CairnError } from '../../core/errors';
 import type { FileWriter, RestoreTarget } from '../../core/restorer/target';
 import { filesMade } from '../source/file-garbage';
@@ -25,13 +26,33 @@ export interface FsaRestoreTarget extends RestoreTarget {
 /** Handles with a call pending, kept reachable (see createFile). */
 const pinned = new Set<FileSystemHandle>();
 
+/**
+ * What the browser said, as a coded error for the restore's report: a name it will not make
+ * (getFileHandle and getDirectoryHandle throw a TypeError: Chromium refuses a backslash, for
+ * one), or what File System Access says of the write (quota, permission, I/O).
+ */
+function targetError(e: unknown, path: string[]): CairnError {
+  const where = '/' + path.join('/');
+  if (e instanceof TypeError) {
+    return new CairnError('NAME_NOT_ALLOWED', `${where}: this browser does not allow the name ${JSON.stringify(path[path.length - 1])} in a folder it writes`, { cause: e, detail: { path: where } });
+  }
+  return domError(e, 'restore', where);
+}
+
+/** `p`, failing with targetError(). */
+function at<T>(p: Promise<T>, path: string[]): Promise<T> {
+  return p.catch((e: unknown) => {
+    throw targetError(e, path);
+  });
+}
+
 export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTarget {
   const dirs = new Map<string, Promise<FileSystemDirectoryHandle>>([['', Promise.resolve(root)]]);
   const dirOf = (path: string[]): Promise<FileSystemDirectoryHandle> => {
     const key = path.join('/');
     let d = dirs.get(key);
     if (!d) {
-      d = dirOf(path.slice(0, -1)).then((parent) => parent.getDirectoryHandle(path[path.length - 1]!, { create: true }));
+      d = dirOf(path.slice(0, -1)).then((parent) => at(parent.getDirectoryHandle(path[path.length - 1]!, { create: true }), path));
       dirs.set(key, d);
       d.catch(() => dirs.delete(key));
     }
@@ -101,7 +122,7 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     },
     async createFile(path, size): Promise<FileWriter> {
       const dir = await dirOf(path.slice(0, -1));
-      const handle = await dir.getFileHandle(path[path.length - 1]!, { create: true });
+      const handle = await at(dir.getFileHandle(path[path.length - 1]!, { create: true }), path);
       // Reachable until it is open: Chromium 156 let the garbage collector take a file handle
       // whose only reference was its own pending createSyncAccessHandle(), and that call then
       // never settled (seen in restore workers: 4 of D1's 5200 files hung a restore).
@@ -110,7 +131,8 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
       // collection, which making files alone does not bring about (bench/browser/handle-memory.mjs).
       filesMade(3);
       try {
-        return await openFile(handle, size);
+        const w = await at(openFile(handle, size), path);
+        return { write: (offset, data) => at(w.write(offset, data), path), close: () => at(w.close(), path) };
       } finally {
         pinned.delete(handle);
       }
