@@ -5,6 +5,7 @@
 
 import type { BackupSource } from '../../workers/api';
 import { appError } from './messages';
+import { withFileName } from '../../workers/source/file-list-source';
 
 export type PickPurpose = CairnPickPurpose;
 
@@ -54,7 +55,7 @@ export function sourceFromFileList(list: FileList | File[]): BackupSource & { ki
   const files = [...list];
   if (files.some((f) => !f.webkitRelativePath.includes('/'))) throw appError('NOT_A_FOLDER');
   // webkitRelativePath does not survive structured cloning, so it travels next to the files.
-  return { kind: 'files', files, relativePaths: files.map((f) => f.webkitRelativePath) };
+  return { kind: 'files', files, relativePaths: files.map((f) => withFileName(f.webkitRelativePath, f.name)) };
 }
 
 /** Asks where to save a download (File System Access only; callers check canSaveFile). */

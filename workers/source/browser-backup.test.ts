@@ -15,7 +15,7 @@ import { inProcessPool } from '../../core/archiver/pool';
 import { lookupPath } from '../../core/walker';
 import { fileContent } from '../../core/restorer/lookahead';
 import { zipTree } from '../../core/restorer/zip-tree';
-import { fileListSource, fileListSourceOf, knownMetadata, relativeComponents } from './file-list-source';
+import { fileListSource, fileListSourceOf, knownMetadata, relativeComponents, withFileName } from './file-list-source';
 import { browserFileReader } from './file-reader';
 import { excludeMatcher } from '../engine/excludes';
 
@@ -49,6 +49,17 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 describe('webkitdirectory source', () => {
   beforeAll(() => initZstdNode());
+
+  it('takes a file name with a backslash from File.name (Chromium writes it into webkitRelativePath as "/")', async () => {
+    expect(withFileName('Picked/names/back/slash', 'back\\slash')).toBe('Picked/names/back\\slash');
+    expect(withFileName('Picked/a\\b', 'a\\b')).toBe('Picked/a\\b'); // already whole
+    expect(withFileName('Picked/x/y', 'plain')).toBe('Picked/x/y'); // no backslash: as given
+    expect(withFileName('Picked/other', 'a\\b')).toBe('Picked/other'); // not its name: left alone
+    const file = new File([new Uint8Array([1, 2, 3])], 'back\\slash', { lastModified: 1_600_000_000_000 });
+    const src = fileListSource([file], ['Picked/names/back/slash']);
+    const names = await src.readDir(await src.stat('/Picked/names'), () => {});
+    expect(names.map((e) => e.node.name)).toEqual(['back\\slash']);
+  });
 
   it('maps relative paths to components and refuses escapes', () => {
     expect(relativeComponents('Photos/2024/a.jpg')).toEqual(['Photos', '2024', 'a.jpg']);

@@ -16,6 +16,18 @@ interface Dir {
   last: number;
 }
 
+/**
+ * A webkitRelativePath with its last component put back as the file's own name: Chromium
+ * writes each backslash of the path as "/" (a file "back\\slash" comes as ".../back/slash"),
+ * and File.name keeps the name whole. (A folder name with a backslash cannot be told apart
+ * from two folders this way, and stays split.)
+ */
+export function withFileName(rel: string, name: string): string {
+  if (!name.includes('\\') || rel.endsWith('/' + name)) return rel;
+  const mangled = '/' + name.replaceAll('\\', '/');
+  return rel.endsWith(mangled) ? rel.slice(0, rel.length - mangled.length + 1) + name : rel;
+}
+
 /** Splits a webkitRelativePath into components; throws on paths that try to escape. */
 export function relativeComponents(rel: string): string[] {
   const comps = rel.split('/').filter((c) => c !== '' && c !== '.');
@@ -51,7 +63,8 @@ export function knownMetadata(sizes: readonly number[], lastModified: readonly n
 export function fileListSource(files: readonly File[], relativePaths: readonly string[]): FileListSource & { readonly bytes: number } {
   if (files.length !== relativePaths.length) throw new CairnError('USAGE', `${files.length} files but ${relativePaths.length} relative paths`);
   const sizes = files.map((f) => f.size);
-  const source = fileListSourceOf(relativePaths, knownMetadata(sizes, files.map((f) => f.lastModified)), (i) => files[i]);
+  const paths = relativePaths.map((p, i) => withFileName(p, files[i]!.name));
+  const source = fileListSourceOf(paths, knownMetadata(sizes, files.map((f) => f.lastModified)), (i) => files[i]);
   return { ...source, bytes: sizes.reduce((a, b) => a + b, 0) };
 }
 
