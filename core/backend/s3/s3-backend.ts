@@ -5,8 +5,6 @@
 
 import { CairnError, throwIfAborted } from '../../errors';
 import { base64Encode } from '../../crypto/base64';
-import { primitives } from '../../crypto/primitives';
-import { toHex } from '../../id';
 import { handleString, objectPath, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions } from '../backend';
 import { checkLoadOptions, outOfRangeError } from '../range';
 import { md5 } from './md5';
@@ -167,14 +165,6 @@ export class S3Backend implements Backend {
   async save(h: Handle, data: Uint8Array, opts: RequestOptions = {}): Promise<void> {
     throwIfAborted(opts.signal);
     const target = handleString(h);
-    if (h.type === 'data') {
-      // A pack's name is the SHA-256 of its bytes; a mismatch here is a bug upstream, and
-      // uploading would plant a pack that `restic check --read-data` reports as damaged.
-      const id = toHex(await primitives().sha256(data));
-      if (id !== h.name) {
-        throw new CairnError('HASH_MISMATCH', `refusing to upload ${target}: its bytes hash to ${id}`, { op: 'save', detail: { handle: target, actual: id } });
-      }
-    }
     const signed: Record<string, string> = { 'content-md5': base64Encode(await this.#md5(data)) };
     if (this.#noOverwrite) signed['if-none-match'] = '*';
     const s: Send = { op: 'save', method: 'PUT', key: this.#key(h), target, signal: opts.signal, signed, headers: { 'content-type': 'application/octet-stream' }, body: data };
