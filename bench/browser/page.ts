@@ -8,7 +8,7 @@ import type { EngineApi, RepoLocation } from '../../workers/api';
 import { smallGarbageMade } from '../../core/util/garbage';
 import { servedFileList } from '../../workers/source/file-server';
 
-type Engine = EngineApi & { setSaverWorkers?(n: number | undefined): Promise<void> };
+type Engine = EngineApi & { setSaverWorkers?(n: number | undefined): Promise<void>; tune?(t: Record<string, unknown>): Promise<void> };
 
 let engine: Comlink.Remote<Engine> | undefined;
 function api(): Comlink.Remote<Engine> {
@@ -55,8 +55,9 @@ const progress = () => {
 };
 
 const bench = {
-  async init(loc: RepoLocation, password: string, saverWorkers?: number) {
+  async init(loc: RepoLocation, password: string, saverWorkers?: number, tune?: Record<string, unknown>) {
     if (saverWorkers) await api().setSaverWorkers?.(saverWorkers);
+    if (tune) await api().tune?.(tune);
     return api().createRepository(loc, password);
   },
   async open(loc: RepoLocation, password: string) {

@@ -193,7 +193,9 @@ export async function chromiumTool(cfg, { s3, log }) {
     async init(repo) {
       // BENCH_SAVER_WORKERS: a fixed file-saver worker count (default: the app's own choice).
       const savers = Number(process.env.BENCH_SAVER_WORKERS) || undefined;
-      await page.evaluate(({ loc, pw, savers }) => window.cairnBench.init(loc, pw, savers), { loc: repo.loc, pw: PASSWORD, savers });
+      // BENCH_TUNE: the engine's pool and pack knobs as JSON, e.g. {"packBuffersPerWorker":2}.
+      const tune = process.env.BENCH_TUNE ? JSON.parse(process.env.BENCH_TUNE) : undefined;
+      await page.evaluate(({ loc, pw, savers, tune }) => window.cairnBench.init(loc, pw, savers, tune), { loc: repo.loc, pw: PASSWORD, savers, tune });
     },
     async backup(repo, dir, opts = {}) {
       let r;
