@@ -9,7 +9,7 @@ import { encodeBlob } from './blob-codec';
 import { PackerManager } from './packer-manager';
 import { Repository } from './repository';
 
-/** Stores `files` blobs of data in packs of ~`packSize` as a backup would, but writes no index. */
+/** Stores `blobs` as data blobs in packs of ~`packSize`, as a backup would, but writes no index. */
 async function storeUnindexed(repo: Repository, backend: Backend, blobs: Uint8Array[], packSize: number, noted: ID[] = []) {
   const saved: IndexPack[] = [];
   const saver = journaledSaver(backend, {
