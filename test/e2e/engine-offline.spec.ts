@@ -3,17 +3,12 @@
 // precache. Unlocking, listing, browsing, search and diff still work; reading file contents
 // says it needs the network. A remembered repository lists its snapshots well under 300 ms.
 
-import type { Page } from '@playwright/test';
 import { sampleTree } from './helpers/data';
 import { writeOpfsTree } from './helpers/opfs';
 import { expect, test } from './harness/s3';
+import { openHarness } from './harness/open';
 
 const PASSWORD = 'offline please';
-
-async function openHarness(page: Page): Promise<void> {
-  await page.goto('/');
-  await expect(page.locator('#status')).toHaveText('ready');
-}
 
 test('unlock, list, browse, search and diff a bucket repository offline', async ({ page, context, s3 }) => {
   await openHarness(page);

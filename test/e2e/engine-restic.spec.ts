@@ -2,26 +2,16 @@
 // out to disk) passes `restic check --read-data` and restores byte-identical with restic 0.14;
 // what restic backs up, the engine restores byte-identical.
 
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { digestDir, digests, materialize, sampleTree } from './helpers/data';
 import { writeOpfsTree } from './helpers/opfs';
 import { expect, test } from './harness/s3';
+import { openHarness, restic } from './harness/open';
 
 const PASSWORD = 'restic interop';
-
-async function openHarness(page: Page): Promise<void> {
-  await page.goto('/');
-  await expect(page.locator('#status')).toHaveText('ready');
-}
-
-function restic(args: string[], env: Record<string, string>): string {
-  return execFileSync('restic', ['--no-cache', ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 test('restic checks and restores what the browser backed up into S3', async ({ page, s3 }) => {
   await openHarness(page);

@@ -6,16 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { digestDir, digests, materialize, sampleTree, type FileSpec } from './helpers/data';
 import { expect, test } from './harness/s3';
+import { openHarness } from './harness/open';
 
 const PASSWORD = 'sources';
-
-async function openHarness(page: Page): Promise<void> {
-  await page.goto('/');
-  await expect(page.locator('#status')).toHaveText('ready');
-}
 
 test('backs up the files of an <input webkitdirectory> and skips unchanged ones next time', async ({ page }) => {
   const tree = sampleTree(9);

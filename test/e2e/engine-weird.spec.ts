@@ -11,23 +11,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { makeWeirdTree, WEIRD_NAMES } from '../helpers/weird-tree';
 import { digestDir, digests, materialize, sha256, type FileSpec } from './helpers/data';
 import { expect, test } from './harness/s3';
+import { openHarness, restic } from './harness/open';
 
 const PASSWORD = 'weird interop';
 const KiB = 1024;
 const MiB = 1024 * KiB;
-
-function restic(args: string[], env: Record<string, string>): string {
-  return execFileSync('restic', ['--no-cache', ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * MiB });
-}
-
-async function openHarness(page: Page): Promise<void> {
-  await page.goto('/');
-  await expect(page.locator('#status')).toHaveText('ready');
-}
 
 /** Every entry of a ZIP (path → SHA-256, symlinks → their target), read by Python's zipfile. */
 function zipDigests(bytes: Uint8Array): Record<string, string> {
