@@ -5,6 +5,8 @@
 //
 //   node bench/browser/heap-snapshot.mjs [dataset dir] [seconds]
 //   SNAPSHOT_RESTORE=1: during a restore of the backed-up snapshot into OPFS instead
+//   SNAPSHOT_SUMMARY=n: also each worker's n largest groups of objects (by constructor)
+//   SNAPSHOT_PAGE=1: the page's own heap too
 import path from 'node:path';
 import { openBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
@@ -27,7 +29,7 @@ cdp.on('Target.receivedMessageFromTarget', (e) => {
   if (m.method === 'HeapProfiler.addHeapSnapshotChunk') chunks.set(e.sessionId, (chunks.get(e.sessionId) ?? '') + m.params.chunk);
   else replies.get(m.id)?.(m);
 });
-for (const t of targetInfos.filter((x) => x.type === 'worker')) {
+for (const t of targetInfos.filter((x) => x.type === 'worker' || (process.env.SNAPSHOT_PAGE && x.type === 'page'))) {
   const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
   const send = (method, params = {}) => { const n = ++id; const p = new Promise((r) => replies.set(n, r)); cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method, params }) }); return p; };
   await send('HeapProfiler.enable');
@@ -56,6 +58,19 @@ for (const t of targetInfos.filter((x) => x.type === 'worker')) {
     let cur = i;
     for (let d = 0; d < 6 && retainers[cur].length; d++) { const [r, en] = retainers[cur][0]; chain.push(`${en} ← ${label(r)}`); cur = r; }
     console.log(`  ${(N[i * nf + 3] / 2 ** 20).toFixed(1)} MiB ${label(i)}\n      ${chain.join('\n      ')}`);
+  }
+  // SNAPSHOT_SUMMARY=n: also the n largest groups of objects by constructor (count, summed self size).
+  if (process.env.SNAPSHOT_SUMMARY) {
+    const groups = new Map();
+    for (let i = 0; i < count; i++) {
+      const k = label(i);
+      const g = groups.get(k) ?? { n: 0, bytes: 0 };
+      g.n++;
+      g.bytes += N[i * nf + 3];
+      groups.set(k, g);
+    }
+    const top = [...groups].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, Number(process.env.SNAPSHOT_SUMMARY));
+    for (const [k, g] of top) console.log(`    ${(g.bytes / 2 ** 20).toFixed(1).padStart(7)} MiB ${String(g.n).padStart(8)} × ${k}`);
   }
   chunks.delete(sessionId);
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { threadPool, type SaverThread, type ToSaver } from './saver-protocol';
 import type { FileSaved } from './file-saver';
+import { GARBAGE_PER_NUDGE, garbageSinceNudge, unseenGarbageMade } from '../util/garbage';
 
 const MiB = 1 << 20;
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -45,5 +46,20 @@ describe('threadPool', () => {
     tp.receive(0, { type: 'done', results: jobsOf(0).map((j) => ({ jobId: j.jobId, result: saved(j.size) })) });
     tp.receive(1, { type: 'done', results: [{ jobId: jobsOf(1).at(-1)!.jobId, result: saved(MiB) }] });
     expect((await Promise.all(done)).map((r) => r.size)).toEqual([10 * MiB, ...Array(10).fill(1024), 5 * MiB, MiB]);
+  });
+
+  it('counts each finished file as garbage, so the coordinator is collected every few thousand files', async () => {
+    const { threads, jobsOf } = fakeThreads(1);
+    const tp = threadPool(threads, { claim: () => true, packSaved: () => {} });
+    const done: Promise<FileSaved>[] = [];
+    for (let i = 0; i < 5; i++) done.push(tp.pool.save({ ref: i, path: `/f${i}`, size: 10 }));
+    await tick();
+    unseenGarbageMade(GARBAGE_PER_NUDGE - garbageSinceNudge()); // a nudge: the count starts at 0
+    tp.receive(0, { type: 'done', results: jobsOf(0).map((j) => ({ jobId: j.jobId, result: saved(j.size) })) });
+    await Promise.all(done);
+    const perFile = garbageSinceNudge() / 5;
+    expect(perFile).toBeGreaterThan(0);
+    expect(GARBAGE_PER_NUDGE / perFile).toBeGreaterThanOrEqual(1000);
+    expect(GARBAGE_PER_NUDGE / perFile).toBeLessThanOrEqual(4000);
   });
 });

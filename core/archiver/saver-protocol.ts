@@ -5,12 +5,16 @@
 // more than saving it. A saver keeps a queue of jobs and saves `parallel` files at once, so
 // one file's read or claim round trip overlaps another's hashing.
 
+import { smallGarbageMade } from '../util/garbage';
 import { CairnError, deserializeError, serializeError, type SerializedError } from '../errors';
 import type { IndexPack } from '../index/index-file';
 import type { PackerManager } from '../repository/packer-manager';
 import { isSmallJob, type FileJob, type FileSaved, type FileSaver } from './file-saver';
 import { macrotask } from '../util/concurrency';
 import type { FileSaverPool, PoolHooks } from './pool';
+
+/** What one finished file is counted as in garbage (see the 'done' message). */
+const FILE_GARBAGE = 4 << 10;
 
 export interface JobResult {
   jobId: number;
@@ -210,6 +214,11 @@ export function threadPool(threads: SaverThread[], hooks: PoolHooks, opts: { que
         }
         break;
       case 'done':
+        // Each file's job, promises and messages are small JS garbage here, which V8 leaves
+        // to grow for long (the engine's heap held ~44 MiB of it 30 s into D2). Counted as
+        // 4 KiB a file: a collection every ~2000 files. D2 backup in Chromium, 2 runs each:
+        // page process 290 / 303 → 265 / 280 MiB, the same 67.6 s median.
+        smallGarbageMade(m.results.length * FILE_GARBAGE);
         for (const r of m.results) {
           const j = jobs.get(r.jobId);
           if (!j) continue;
