@@ -12,6 +12,9 @@ import { openBenchPage } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
 const at = Number(process.argv[3] ?? 6);
+// SNAPSHOT_MIN=bytes: list nodes from this size on (default 2 MiB); SNAPSHOT_LIST=n: at most n of them, spread over the sizes (default 20).
+const MIN = Number(process.env.SNAPSHOT_MIN ?? 2 << 20);
+const LIST = Number(process.env.SNAPSHOT_LIST ?? 20);
 const { page, cdp, close } = await openBenchPage('snap', { dataset, minify: false });
 // SNAPSHOT_RESTORE=1: during a restore of the backed-up snapshot into OPFS instead.
 let run = page.evaluate(() => window.cairnBench.backup());
@@ -51,9 +54,12 @@ for (const t of targetInfos.filter((x) => x.type === 'worker' || (process.env.SN
   }
   const label = (i) => `${ntypes[N[i * nf]]}:${S[N[i * nf + 1]]}`.slice(0, 60);
   const total = [];
-  for (let i = 0; i < count; i++) if (N[i * nf + 3] >= 2 << 20) total.push(i);
-  console.log(`== ${t.url.split('/').pop()} ${total.length} nodes ≥ 2 MiB`);
-  for (const i of total.sort((a, b) => N[b * nf + 3] - N[a * nf + 3])) {
+  for (let i = 0; i < count; i++) if (N[i * nf + 3] >= MIN) total.push(i);
+  console.log(`== ${t.url.split('/').pop()} ${total.length} nodes ≥ ${(MIN / 2 ** 20).toFixed(3)} MiB`);
+  const listed = total.sort((a, b) => N[b * nf + 3] - N[a * nf + 3]);
+  // With many, a sample spread over the sizes.
+  const step = Math.max(1, Math.floor(listed.length / LIST));
+  for (const i of listed.filter((_, k) => k % step === 0).slice(0, LIST)) {
     const chain = [];
     let cur = i;
     for (let d = 0; d < 6 && retainers[cur].length; d++) { const [r, en] = retainers[cur][0]; chain.push(`${en} ← ${label(r)}`); cur = r; }

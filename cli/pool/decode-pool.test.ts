@@ -33,9 +33,13 @@ describe('nodeDecodePool', () => {
     // The bundled worker (npm test builds dist/cli first): worker threads cannot load .ts.
     const pool = nodeDecodePool({ threads: 2, entry: new URL('../../dist/cli/decode-worker.mjs', import.meta.url) });
     try {
-      const range = pack.subarray(0, offset);
-      const r = await pool.decodePack(key, range, blobs);
+      // One blob first, into a buffer of its own: the range comes back whole and can go again.
+      const first = await pool.decodePack(key, pack.subarray(0, offset), [blobs[1]!], undefined, { own: true });
+      expect(first.bytes.length).toBe(offset);
+      expect('plain' in first.results[0]! && Buffer.from(first.results[0].plain).equals(Buffer.from(plains[1]!))).toBe(true);
+      const r = await pool.decodePack(key, first.bytes, blobs);
       expect(r.bytes.buffer.byteLength).toBe(20 << 20); // the same memory came back
+      expect(r.bytes.length).toBe(offset);
       expect(r.results).toHaveLength(4);
       for (const i of [0, 1, 3]) {
         const res = r.results[i]!;

@@ -78,14 +78,15 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
       const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
       const mine = whole || bytes.buffer.byteLength >= PACK_BUFFER_SIZE;
       const src = mine ? bytes : bytes.slice();
+      const { byteOffset, byteLength } = src; // a transferred view reads 0 for both
       const id = nextId++;
       t.busy++;
       try {
         const m = await new Promise<Decoded>((done, fail) => {
           t.waiting.set(id, { done, fail });
-          t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: src.byteOffset, length: src.byteLength, blobs, crc: opts?.crc, own: opts?.own }, [src.buffer as ArrayBuffer]);
+          t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: byteOffset, length: byteLength, blobs, crc: opts?.crc, own: opts?.own }, [src.buffer as ArrayBuffer]);
         });
-        const back = new Uint8Array(m.buffer, src.byteOffset, src.byteLength);
+        const back = new Uint8Array(m.buffer, byteOffset, byteLength);
         const results = m.results.map((r) => {
           if ('error' in r) return { error: deserializeError(r.error) };
           if ('extra' in r) return { plain: m.extras[r.extra]!, crc: r.crc };

@@ -11,7 +11,8 @@ import { backup } from '../archiver/archiver';
 import { inProcessPool } from '../archiver/pool';
 import { lookupPath } from '../walker';
 import { parsePattern } from '../util/pattern';
-import { restore, type RestoreOptions } from './restorer';
+import { DECODE_GROUP_BYTES, restore, type PackDecoder, type RestoreOptions } from './restorer';
+import { decodeBlob as decodeOne } from '../repository/blob-codec';
 import { PackerManager } from '../repository/packer-manager';
 import { encodeBlob } from '../repository/blob-codec';
 import { hashID } from '../id';
@@ -336,6 +337,33 @@ describe('restorer', () => {
       const e = await restore(repo, tree, new MemTarget(), { signal: ctl.signal }).catch((x: unknown) => x);
       expect(isCairnError(e, 'ABORTED')).toBe(true);
     });
+  });
+
+  it('decodes a pack in groups of a few MiB of plaintext, all but the last into buffers of their own', async () => {
+    const { repo } = await memRepo();
+    // 48 compressible files of 256 KiB and a few random ones: one pack, ~14 MiB of plaintext.
+    const files: MemDir = {};
+    for (let i = 0; i < 48; i++) files[`t${i}.txt`] = { data: generate({ kind: 'text', seed: 100 + i, size: 256 << 10 }) };
+    for (let i = 0; i < 3; i++) files[`r${i}.bin`] = { data: seededBytes(200 + i, 300_000) };
+    const src = new MemSource({ d: files });
+    const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/d'] });
+    const calls: { pack: string; blobs: number; plain: number; own: boolean }[] = [];
+    const decodePack: PackDecoder = async (key, bytes, blobs, _signal, o) => {
+      calls.push({ pack: blobs[0]!.packID, blobs: blobs.length, plain: blobs.reduce((n, b) => n + (b.uncompressedLength || b.length - 32), 0), own: Boolean(o?.own) });
+      const results = [];
+      for (const b of blobs) results.push({ plain: await decodeOne(key, bytes.subarray(b.offset, b.offset + b.length), b, !o?.own) });
+      return { bytes, results };
+    };
+    const { target, result } = await runRestore(repo, r.snapshot.tree, { decodePack });
+    expect(result.errors).toEqual([]);
+    for (const [name, f] of Object.entries(files)) expect(sha(target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
+    const packs = [...new Set(calls.map((c) => c.pack))];
+    expect(calls.length).toBeGreaterThanOrEqual(packs.length + 2); // a pack went in three groups or more
+    for (const p of packs) {
+      const mine = calls.filter((c) => c.pack === p);
+      expect(mine.map((c) => c.own)).toEqual(mine.map((_, i) => i < mine.length - 1));
+      for (const c of mine) if (c.blobs > 1) expect(c.plain).toBeLessThanOrEqual(DECODE_GROUP_BYTES);
+    }
   });
 
   it('reports progress with final totals', async () => {

@@ -42,6 +42,28 @@ export interface RestoreOptions {
  * the returned `bytes`; each result is the plain blob (verified; with `crc`, its CRC-32 too)
  * or the error for that blob alone.
  */
+/** Plaintext one decode request of restore's carries at most (a larger blob goes alone). */
+export const DECODE_GROUP_BYTES = 4 << 20;
+
+/** Splits a pack's blobs (in pack order) into runs of at most DECODE_GROUP_BYTES of plaintext. */
+export function decodeGroups<T extends { loc: BlobLocation }>(list: T[]): T[][] {
+  const groups: T[][] = [];
+  let cur: T[] = [];
+  let n = 0;
+  for (const b of list) {
+    const plain = b.loc.uncompressedLength || b.loc.length - 32;
+    if (cur.length && n + plain > DECODE_GROUP_BYTES) {
+      groups.push(cur);
+      cur = [];
+      n = 0;
+    }
+    cur.push(b);
+    n += plain;
+  }
+  if (cur.length) groups.push(cur);
+  return groups;
+}
+
 export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
 
 export interface RestoreError {
@@ -274,28 +296,46 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
         packError = e;
       }
       const packWrites: Promise<void>[] = [];
-      let decoded: Awaited<ReturnType<PackDecoder>>['results'] | undefined;
       if (bytes && opts.decodePack && end - start >= 1 << 20) {
-        const r = await opts.decodePack(repo.key, bytes, list.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal);
-        bytes = r.bytes;
-        decoded = r.results;
-      }
-      for (const [i, b] of list.entries()) {
-        let plain: Uint8Array | undefined;
-        let err = packError;
-        if (decoded) {
-          const d = decoded[i]!;
-          if ('plain' in d) plain = d.plain;
-          else err = d.error;
-        } else if (bytes) {
-          try {
-            plain = await decodeBlob(repo.key, bytes.subarray(b.loc.offset - start, b.loc.offset - start + b.loc.length), b.loc, true);
-          } catch (e) {
-            err = e;
+        // Decoded in groups of a few MiB of plaintext, the next while this one is written:
+        // a pack of small compressed blobs holds more plaintext than its own 16 MiB (D2's:
+        // ~7000 blobs, ~28 MiB), and writing it blob by blob takes long. All but the last
+        // group come back in buffers of their own, so the pack's buffer can go again.
+        const groups = decodeGroups(list);
+        const decodeGroup = async (k: number) => {
+          const g = groups[k]!;
+          const r = await opts.decodePack!(repo.key, bytes!, g.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal, { own: k < groups.length - 1 });
+          bytes = r.bytes;
+          return r.results;
+        };
+        let next = decodeGroup(0);
+        for (let k = 0; k < groups.length; k++) {
+          const decoded = await next;
+          if (k + 1 < groups.length) {
+            next = decodeGroup(k + 1);
+            next.catch(() => {}); // awaited next round, unless this one is aborted
+          }
+          for (const [i, b] of groups[k]!.entries()) {
+            const d = decoded[i]!;
+            for (const use of b.uses) await startWrite(use, 'plain' in d ? d.plain : undefined, 'plain' in d ? undefined : d.error, packWrites);
+            decoded[i] = { error: undefined }; // written or queued: the group need not hold it
+            progress.tick();
           }
         }
-        for (const use of b.uses) await startWrite(use, plain, err, packWrites);
-        progress.tick();
+      } else {
+        for (const b of list) {
+          let plain: Uint8Array | undefined;
+          let err = packError;
+          if (bytes) {
+            try {
+              plain = await decodeBlob(repo.key, bytes.subarray(b.loc.offset - start, b.loc.offset - start + b.loc.length), b.loc, true);
+            } catch (e) {
+              err = e;
+            }
+          }
+          for (const use of b.uses) await startWrite(use, plain, err, packWrites);
+          progress.tick();
+        }
       }
       const own = bytes && bytes.byteOffset === 0 && bytes.buffer.byteLength >= PACK_BUFFER_SIZE ? new Uint8Array(bytes.buffer) : undefined;
       if (own) void Promise.all(packWrites).then(() => buffers.length < 8 && buffers.push(own));
