@@ -339,7 +339,7 @@ describe('restorer', () => {
     });
   });
 
-  it('decodes a pack in groups of a few MiB of plaintext, all but the last into buffers of their own', async () => {
+  it('decodes a pack of compressed blobs in groups of a few MiB of plaintext, all but the last into buffers of their own; stored ones whole, in place', async () => {
     const { repo } = await memRepo();
     // 48 compressible files of 256 KiB and a few random ones: one pack, ~14 MiB of plaintext.
     const files: MemDir = {};
@@ -364,6 +364,20 @@ describe('restorer', () => {
       expect(mine.map((c) => c.own)).toEqual(mine.map((_, i) => i < mine.length - 1));
       for (const c of mine) if (c.blobs > 1) expect(c.plain).toBeLessThanOrEqual(DECODE_GROUP_BYTES);
     }
+
+    // Incompressible data is stored as is: its packs go whole, in place, one request each.
+    const { repo: repo2 } = await memRepo();
+    const random: MemDir = {};
+    for (let i = 0; i < 20; i++) random[`r${i}.bin`] = { data: seededBytes(300 + i, 600_000) };
+    const src2 = new MemSource({ d: random });
+    const r2 = await backup(repo2, src2, inProcessPool({ saver: repo2.backend, reader: src2 }), { hostname: 'h', targets: ['/d'] });
+    calls.length = 0;
+    const second = await runRestore(repo2, r2.snapshot.tree, { decodePack });
+    expect(second.result.errors).toEqual([]);
+    for (const [name, f] of Object.entries(random)) expect(sha(second.target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.length).toBe(new Set(calls.map((c) => c.pack)).size);
+    expect(calls.every((c) => !c.own)).toBe(true);
   });
 
   it('reports progress with final totals', async () => {

@@ -64,6 +64,17 @@ export function decodeGroups<T extends { loc: BlobLocation }>(list: T[]): T[][] 
   return groups;
 }
 
+/** Most of these blobs' plaintext is stored as is, not compressed. */
+function mostlyStored(list: { loc: BlobLocation }[]): boolean {
+  let stored = 0, all = 0;
+  for (const { loc } of list) {
+    const plain = loc.uncompressedLength || loc.length - 32;
+    all += plain;
+    if (!loc.uncompressedLength) stored += plain;
+  }
+  return stored * 2 > all;
+}
+
 export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
 
 export interface RestoreError {
@@ -300,8 +311,11 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
         // Decoded in groups of a few MiB of plaintext, the next while this one is written:
         // a pack of small compressed blobs holds more plaintext than its own 16 MiB (D2's:
         // ~7000 blobs, ~28 MiB), and writing it blob by blob takes long. All but the last
-        // group come back in buffers of their own, so the pack's buffer can go again.
-        const groups = decodeGroups(list);
+        // group come back in buffers of their own, so the pack's buffer can go again: free
+        // for compressed blobs (decompressed into new buffers anyway), a copy into fresh
+        // memory for stored ones. So a pack mostly of stored blobs is decoded in place, in one
+        // request (D1 in Chromium, all grouped: 19.5 → 23.4 s, 5.5 CPU-s more).
+        const groups = mostlyStored(list) ? [list] : decodeGroups(list);
         const decodeGroup = async (k: number) => {
           const g = groups[k]!;
           const r = await opts.decodePack!(repo.key, bytes!, g.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal, { own: k < groups.length - 1 });
