@@ -340,13 +340,17 @@ describe('restorer', () => {
   });
 
   it('decodes a pack of compressed blobs in groups of a few MiB of plaintext, all but the last into buffers of their own; stored ones whole, in place', async () => {
-    const { repo } = await memRepo();
+    const backedUp = async (files: MemDir) => {
+      const { repo } = await memRepo();
+      const src = new MemSource({ d: files });
+      const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/d'] });
+      return { repo, tree: r.snapshot.tree };
+    };
     // 48 compressible files of 256 KiB and a few random ones: one pack, ~14 MiB of plaintext.
     const files: MemDir = {};
     for (let i = 0; i < 48; i++) files[`t${i}.txt`] = { data: generate({ kind: 'text', seed: 100 + i, size: 256 << 10 }) };
     for (let i = 0; i < 3; i++) files[`r${i}.bin`] = { data: seededBytes(200 + i, 300_000) };
-    const src = new MemSource({ d: files });
-    const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/d'] });
+    const { repo, tree } = await backedUp(files);
     const calls: { pack: string; blobs: number; plain: number; own: boolean }[] = [];
     const decodePack: PackDecoder = async (key, bytes, blobs, _signal, o) => {
       calls.push({ pack: blobs[0]!.packID, blobs: blobs.length, plain: blobs.reduce((n, b) => n + (b.uncompressedLength || b.length - 32), 0), own: Boolean(o?.own) });
@@ -354,7 +358,7 @@ describe('restorer', () => {
       for (const b of blobs) results.push({ plain: await decodeOne(key, bytes.subarray(b.offset, b.offset + b.length), b, !o?.own) });
       return { bytes, results };
     };
-    const { target, result } = await runRestore(repo, r.snapshot.tree, { decodePack });
+    const { target, result } = await runRestore(repo, tree, { decodePack });
     expect(result.errors).toEqual([]);
     for (const [name, f] of Object.entries(files)) expect(sha(target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
     const packs = [...new Set(calls.map((c) => c.pack))];
@@ -366,13 +370,11 @@ describe('restorer', () => {
     }
 
     // Incompressible data is stored as is: its packs go whole, in place, one request each.
-    const { repo: repo2 } = await memRepo();
     const random: MemDir = {};
     for (let i = 0; i < 20; i++) random[`r${i}.bin`] = { data: seededBytes(300 + i, 600_000) };
-    const src2 = new MemSource({ d: random });
-    const r2 = await backup(repo2, src2, inProcessPool({ saver: repo2.backend, reader: src2 }), { hostname: 'h', targets: ['/d'] });
+    const stored = await backedUp(random);
     calls.length = 0;
-    const second = await runRestore(repo2, r2.snapshot.tree, { decodePack });
+    const second = await runRestore(stored.repo, stored.tree, { decodePack });
     expect(second.result.errors).toEqual([]);
     for (const [name, f] of Object.entries(random)) expect(sha(second.target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
     expect(calls.length).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { CairnError, serializeError, throwIfAborted, type ErrorCode } from '../e
 import type { Node } from '../data/node';
 import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
-import { decodeBlob } from '../repository/blob-codec';
+import { decodeBlob, plainLength } from '../repository/blob-codec';
 import type { BlobLocation } from '../index/master-index';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { mapLimit } from '../util/concurrency';
@@ -42,16 +42,18 @@ export interface RestoreOptions {
  * the returned `bytes`; each result is the plain blob (verified; with `crc`, its CRC-32 too)
  * or the error for that blob alone.
  */
+export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
+
 /** Plaintext one decode request of restore's carries at most (a larger blob goes alone). */
 export const DECODE_GROUP_BYTES = 4 << 20;
 
 /** Splits a pack's blobs (in pack order) into runs of at most DECODE_GROUP_BYTES of plaintext. */
-export function decodeGroups<T extends { loc: BlobLocation }>(list: T[]): T[][] {
+function decodeGroups<T extends { loc: BlobLocation }>(list: T[]): T[][] {
   const groups: T[][] = [];
   let cur: T[] = [];
   let n = 0;
   for (const b of list) {
-    const plain = b.loc.uncompressedLength || b.loc.length - 32;
+    const plain = plainLength(b.loc.length, b.loc.uncompressedLength);
     if (cur.length && n + plain > DECODE_GROUP_BYTES) {
       groups.push(cur);
       cur = [];
@@ -68,14 +70,12 @@ export function decodeGroups<T extends { loc: BlobLocation }>(list: T[]): T[][] 
 function mostlyStored(list: { loc: BlobLocation }[]): boolean {
   let stored = 0, all = 0;
   for (const { loc } of list) {
-    const plain = loc.uncompressedLength || loc.length - 32;
+    const plain = plainLength(loc.length, loc.uncompressedLength);
     all += plain;
     if (!loc.uncompressedLength) stored += plain;
   }
   return stored * 2 > all;
 }
-
-export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
 
 export interface RestoreError {
   path: string;
