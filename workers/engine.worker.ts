@@ -12,6 +12,7 @@ import { rememberView } from './cache/last-view';
 import { EngineFault, guarded } from './errors';
 import { initWasm } from './wasm';
 import { warmUp } from './warmup';
+import { collectSoon } from '../core/util/garbage';
 import * as browse from './engine/browse';
 import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
 import type { Session } from './engine/session';
@@ -65,6 +66,7 @@ async function exclusive<T>(what: string, fn: (signal: AbortSignal) => Promise<T
     return await fn(abort.signal);
   } finally {
     if (running?.abort === abort) running = undefined;
+    collectSoon();
   }
 }
 

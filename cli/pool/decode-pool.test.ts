@@ -37,7 +37,19 @@ describe('nodeDecodePool', () => {
       const first = await pool.decodePack(key, pack.subarray(0, offset), [blobs[1]!], undefined, { own: true });
       expect(first.bytes.length).toBe(offset);
       expect('plain' in first.results[0]! && Buffer.from(first.results[0].plain).equals(Buffer.from(plains[1]!))).toBe(true);
-      const r = await pool.decodePack(key, first.bytes, blobs);
+      // All of them together, in one new buffer: the range is left as it was.
+      const together = await pool.decodePack(key, first.bytes, blobs, undefined, { own: true, together: true });
+      expect(together.bytes.length).toBe(offset);
+      const shared = together.results.flatMap((res) => ('plain' in res ? [res.plain.buffer] : []));
+      expect(shared).toHaveLength(3);
+      expect(new Set(shared).size).toBe(1);
+      expect(shared[0]).not.toBe(together.bytes.buffer);
+      for (const i of [0, 1, 3]) {
+        const res = together.results[i]!;
+        expect('plain' in res && Buffer.from(res.plain).equals(Buffer.from(plains[i]!)), `blob ${i}`).toBe(true);
+      }
+      expect('error' in together.results[2]! && isCairnError(together.results[2].error, 'MAC_MISMATCH')).toBe(true);
+      const r = await pool.decodePack(key, together.bytes, blobs);
       expect(r.bytes.buffer.byteLength).toBe(20 << 20); // the same memory came back
       expect(r.bytes.length).toBe(offset);
       expect(r.results).toHaveLength(4);

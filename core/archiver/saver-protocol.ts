@@ -5,16 +5,13 @@
 // more than saving it. A saver keeps a queue of jobs and saves `parallel` files at once, so
 // one file's read or claim round trip overlaps another's hashing.
 
-import { smallGarbageMade } from '../util/garbage';
+import { FILE_GARBAGE, smallGarbageMade } from '../util/garbage';
 import { CairnError, deserializeError, serializeError, type SerializedError } from '../errors';
 import type { IndexPack } from '../index/index-file';
 import type { PackerManager } from '../repository/packer-manager';
 import { isSmallJob, type FileJob, type FileSaved, type FileSaver } from './file-saver';
 import { macrotask } from '../util/concurrency';
 import type { FileSaverPool, PoolHooks } from './pool';
-
-/** What one finished file is counted as in garbage (see the 'done' message). */
-const FILE_GARBAGE = 4 << 10;
 
 export interface JobResult {
   jobId: number;

@@ -18,10 +18,12 @@ export interface ToDecoder {
   crc?: boolean;
   /** Each plain blob in an ArrayBuffer of its own (decrypted out of place), for a consumer that transfers them. */
   own?: boolean;
+  /** With `own`: all of them together in one new ArrayBuffer instead (one transfer, not one per blob). */
+  together?: boolean;
 }
 
-/** Where a decoded blob is: in the returned buffer, in an extra buffer, or why it failed. */
-export type DecodedRef = ({ at: number; length: number } | { extra: number } | { error: SerializedError }) & { crc?: number };
+/** Where a decoded blob is: in the returned buffer, in (part of) an extra buffer, or why it failed. */
+export type DecodedRef = ({ at: number; length: number } | { extra: number; at?: number; length?: number } | { error: SerializedError }) & { crc?: number };
 
 export type FromDecoder =
   | { type: 'ready' }

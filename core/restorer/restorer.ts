@@ -11,6 +11,7 @@ import { decodeBlob, plainLength } from '../repository/blob-codec';
 import type { BlobLocation } from '../index/master-index';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { mapLimit } from '../util/concurrency';
+import { FILE_GARBAGE, smallGarbageMade } from '../util/garbage';
 import { Semaphore } from '../backend/limit';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { childMayMatchAny, matchAny, type Pattern } from '../util/pattern';
@@ -38,11 +39,11 @@ export interface RestoreOptions {
 
 /**
  * Decodes `blobs` (offsets relative to `bytes`) of one pack range, in place (with `own`, each
- * into an ArrayBuffer of its own). `bytes` may be handed to another thread and come back as
+ * into an ArrayBuffer of its own; with `together` too, all into one new ArrayBuffer). `bytes` may be handed to another thread and come back as
  * the returned `bytes`; each result is the plain blob (verified; with `crc`, its CRC-32 too)
  * or the error for that blob alone.
  */
-export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
+export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean; together?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
 
 /** Plaintext one decode request of restore's carries at most (a larger blob goes alone). */
 export const DECODE_GROUP_BYTES = 4 << 20;
@@ -66,15 +67,25 @@ function decodeGroups<T extends { loc: BlobLocation }>(list: T[]): T[][] {
   return groups;
 }
 
-/** Most of these blobs' plaintext is stored as is, not compressed. */
-function mostlyStored(list: { loc: BlobLocation }[]): boolean {
-  let stored = 0, all = 0;
+/** A stored blob this big on average is worth decoding in place rather than copying out. */
+const IN_PLACE_BLOB = 64 << 10;
+
+/**
+ * Most of these blobs' plaintext is stored as is (not compressed), in blobs of IN_PLACE_BLOB
+ * or more on average: few writes, so the pack's buffer is not held long, and copying them out
+ * would cost more than holding it.
+ */
+function decodeInPlace(list: { loc: BlobLocation }[]): boolean {
+  let stored = 0, storedBlobs = 0, all = 0;
   for (const { loc } of list) {
     const plain = plainLength(loc.length, loc.uncompressedLength);
     all += plain;
-    if (!loc.uncompressedLength) stored += plain;
+    if (!loc.uncompressedLength) {
+      stored += plain;
+      storedBlobs++;
+    }
   }
-  return stored * 2 > all;
+  return stored * 2 > all && stored >= storedBlobs * IN_PLACE_BLOB;
 }
 
 export interface RestoreError {
@@ -242,6 +253,8 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
       // D2's 50 000 files held 787-936 MiB in the page's renderer.
       f.writer = undefined;
     }
+    // Its writer, handles and promises are garbage now, most of it where V8 does not see it.
+    smallGarbageMade(FILE_GARBAGE);
     progress.done.files++;
   };
   const writerOf = (f: PlannedFile) => (f.writer ??= target.createFile(f.path, f.node.size ?? 0));
@@ -286,10 +299,15 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
 
   // Pack buffers are reused (fresh pages cost more than the copy into them on some VMs):
   // blobs are decrypted in place inside them, so one goes back only after its writes finish.
+  // At most one spare per pack read at once.
+  const concurrency = opts.concurrency ?? 4;
   const buffers: Uint8Array[] = [];
+  const reuse = (b: Uint8Array) => {
+    if (b.byteOffset === 0 && b.buffer.byteLength >= PACK_BUFFER_SIZE && buffers.length < concurrency) buffers.push(new Uint8Array(b.buffer));
+  };
 
   try {
-    await mapLimit(byPack, opts.concurrency ?? 4, async ([packID, blobs]) => {
+    await mapLimit(byPack, concurrency, async ([packID, blobs]) => {
       throwIfAborted(signal);
       if (fatal) throw fatal.e;
       const list = [...blobs.values()].sort((a, b) => a.loc.offset - b.loc.offset);
@@ -309,17 +327,25 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
       const packWrites: Promise<void>[] = [];
       if (bytes && opts.decodePack && end - start >= 1 << 20) {
         // Decoded in groups of a few MiB of plaintext, the next while this one is written:
-        // a pack of small compressed blobs holds more plaintext than its own 16 MiB (D2's:
-        // ~7000 blobs, ~28 MiB), and writing it blob by blob takes long. All but the last
-        // group come back in buffers of their own, so the pack's buffer can go again: free
-        // for compressed blobs (decompressed into new buffers anyway), a copy into fresh
-        // memory for stored ones. So a pack mostly of stored blobs is decoded in place, in one
-        // request (D1 in Chromium, all grouped: 19.5 → 23.4 s, 5.5 CPU-s more).
-        const groups = mostlyStored(list) ? [list] : decodeGroups(list);
+        // a pack of small blobs holds more plaintext than its own 16 MiB (D2's: ~7000 blobs,
+        // ~28 MiB), and writing it blob by blob takes long. Each group comes back in buffers
+        // of its own, so the pack's buffer takes the next pack as soon as the last group is
+        // decoded (D2 in Chromium held 6-8 of them, 17 MiB each, until every small file was
+        // written): free for compressed blobs (decompressed into new buffers anyway), a copy
+        // for stored ones. So a pack mostly of big stored blobs is decoded in place, in one
+        // request, and its buffer waits for the writes (D1 in Chromium, all grouped: 19.5 →
+        // 23.4 s, 5.5 CPU-s more).
+        const inPlace = decodeInPlace(list);
+        const groups = inPlace ? [list] : decodeGroups(list);
         const decodeGroup = async (k: number) => {
           const g = groups[k]!;
-          const r = await opts.decodePack!(repo.key, bytes!, g.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal, { own: k < groups.length - 1 });
+          const r = await opts.decodePack!(repo.key, bytes!, g.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal, { own: !inPlace, together: true });
           bytes = r.bytes;
+          // (A decoder that ignored `own` would leave blobs in it: then it waits for the writes.)
+          if (!inPlace && k === groups.length - 1 && !r.results.some((d) => 'plain' in d && d.plain.buffer === r.bytes.buffer)) {
+            reuse(r.bytes);
+            bytes = undefined;
+          }
           return r.results;
         };
         let next = decodeGroup(0);
@@ -351,8 +377,8 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
           progress.tick();
         }
       }
-      const own = bytes && bytes.byteOffset === 0 && bytes.buffer.byteLength >= PACK_BUFFER_SIZE ? new Uint8Array(bytes.buffer) : undefined;
-      if (own) void Promise.all(packWrites).then(() => buffers.length < 8 && buffers.push(own));
+      const held = bytes;
+      if (held) void Promise.all(packWrites).then(() => reuse(held));
     });
   } finally {
     while (writing.size) await Promise.all(writing);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { garbageMade, garbageSinceNudge, GARBAGE_PER_NUDGE, smallGarbageMade } from './garbage';
+import { collectSoon, garbageMade, garbageSinceNudge, GARBAGE_PER_NUDGE, smallGarbageMade } from './garbage';
 
 describe('garbage meter', () => {
   it('counts buffers from 32 KiB on, small ones only when recorded together, and starts over after each nudge', () => {
@@ -11,6 +11,13 @@ describe('garbage meter', () => {
     smallGarbageMade(4096);
     expect(garbageSinceNudge()).toBe((64 << 10) + 4096);
     garbageMade(GARBAGE_PER_NUDGE); // past the threshold: a nudge, and the count starts over
+    expect(garbageSinceNudge()).toBe(0);
+  });
+
+  it('nudges at once when asked to collect, whatever was counted', () => {
+    garbageMade(64 << 10);
+    expect(garbageSinceNudge()).toBe(64 << 10);
+    collectSoon();
     expect(garbageSinceNudge()).toBe(0);
   });
 });
