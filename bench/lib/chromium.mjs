@@ -168,7 +168,19 @@ window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
     async close() {
       await browser.close();
       await server.close();
-      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+      // Chromium's child processes can still be writing into it for a moment after it exits.
+      for (let i = 0; ; i++) {
+        try {
+          fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+          break;
+        } catch (e) {
+          if (i >= 3) {
+            console.warn(`could not remove ${profile}: ${e.message}`);
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
     },
   };
 }
@@ -196,7 +208,19 @@ export async function launchWithCdp(prefix = 'cairn-cdp-') {
       await browser.close();
       chrome.kill();
       await new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once('exit', r))); // still writing its profile until then
-      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+      // Chromium's child processes can still be writing into it for a moment after it exits.
+      for (let i = 0; ; i++) {
+        try {
+          fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+          break;
+        } catch (e) {
+          if (i >= 3) {
+            console.warn(`could not remove ${profile}: ${e.message}`);
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
     },
   };
 }
