@@ -67,6 +67,12 @@ export interface Backend extends Saver, Loader, Stater, Lister, Remover {
   /** Number of requests this backend handles well at once (the archiver sizes its queues by it). */
   readonly connections: number;
   close(): Promise<void>;
+  /**
+   * Removes the temp files a save of `h` left when it never finished (its tab closed mid-write)
+   * and returns how many; only for backends that write through temp files. Call it only when
+   * no one else can be saving `h`.
+   */
+  removeTemps?(h: Handle, opts?: RequestOptions): Promise<number>;
 }
 
 /** restic's object path for a handle: `data/ab/abcd…`, `keys/<id>`, `config`. */

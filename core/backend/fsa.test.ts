@@ -287,6 +287,23 @@ describe('FsaBackend', () => {
     expect(await listAll(be, 'data')).toEqual([{ name: h.name, size: 300 }]);
   });
 
+  it('removes the temp files an unfinished save of a pack left, and nothing else', async () => {
+    const { root, handle } = model();
+    const be = await FsaBackend.create(handle);
+    const { h, data } = await testObject('data', 5, 100);
+    const sub = (root.entries.get('data') as ModelDir).entries.get(h.name.slice(0, 2)) as ModelDir;
+    await sub.getFileHandle(`${h.name}-tmp-aa11`, { create: true }); // a tab closed mid-write, twice
+    await sub.getFileHandle(`${h.name}-tmp-bb22`, { create: true });
+    await sub.getFileHandle(`${h.name}x-tmp-cc33`, { create: true }); // another name's
+    await be.save(h, data);
+    expect(await be.removeTemps({ type: 'data', name: h.name })).toBe(2);
+    expect([...sub.entries.keys()].sort()).toEqual([h.name, `${h.name}x-tmp-cc33`].sort());
+    expectBytes(await be.load(h), data);
+    expect(await be.removeTemps({ type: 'data', name: h.name })).toBe(0);
+    (root.entries.get('data') as ModelDir).entries.delete(h.name.slice(0, 2));
+    expect(await be.removeTemps(h)).toBe(0); // its folder is gone: nothing to remove
+  });
+
   it('lists only objects and treats a missing directory as empty', async () => {
     const { root, handle } = model();
     const be = await FsaBackend.create(handle);

@@ -235,6 +235,23 @@ export class FsaBackend implements Backend {
     }
   }
 
+  async removeTemps(h: Handle, opts: RequestOptions = {}): Promise<number> {
+    throwIfAborted(opts.signal);
+    const { dirs, name } = split(h);
+    const prefix = tempName(name, '');
+    try {
+      return await this.#inDir(dirs, false, async (dir) => {
+        const temps: string[] = [];
+        for await (const entry of dir.values()) if (entry.kind === 'file' && entry.name.startsWith(prefix)) temps.push(entry.name);
+        for (const t of temps) await dir.removeEntry(t);
+        return temps.length;
+      });
+    } catch (e) {
+      if (isNotFoundError(e)) return 0;
+      throw domError(e, 'remove', handleString(h), opts.signal);
+    }
+  }
+
   async close(): Promise<void> {}
 
   /**

@@ -47,6 +47,11 @@ export async function adoptLeftoverPacks(repo: Repository, owner: LockOwner, sig
   const notes = (await pendingPacks(repoId).catch(() => [])).filter((n) => Number(n.engine) === owner.pid || !alive(Number(n.engine)));
   if (notes.length === 0) return undefined;
   const result = await adoptPacks(repo, notes.map((n) => n.pack), signal);
+  // A pack its tab was still writing left a temp file (OPFS, a picked folder: `<pack>-tmp-…`)
+  // that nothing lists or removes; its engine is gone (or, this one's, finished), so no save of
+  // it is under way.
+  const { backend } = repo;
+  if (backend.removeTemps) for (const n of notes) await backend.removeTemps({ type: 'data', name: n.pack }, { signal }).catch(() => 0);
   const byEngine = new Map<string, string[]>();
   for (const n of notes) byEngine.set(n.engine, [...(byEngine.get(n.engine) ?? []), n.pack]);
   await Promise.all([...byEngine].map(([engine, packs]) => deletePendingPacks(repoId, engine, packs).catch(() => {})));
