@@ -39,9 +39,9 @@ export interface RestoreOptions {
 
 /**
  * Decodes `blobs` (offsets relative to `bytes`) of one pack range, in place (with `own`, each
- * into an ArrayBuffer of its own; with `together` too, all into one new ArrayBuffer). `bytes` may be handed to another thread and come back as
- * the returned `bytes`; each result is the plain blob (verified; with `crc`, its CRC-32 too)
- * or the error for that blob alone.
+ * into an ArrayBuffer of its own; with `together` too, all into one new ArrayBuffer). `bytes`
+ * may be handed to another thread and come back as the returned `bytes`; each result is the
+ * plain blob (verified; with `crc`, its CRC-32 too) or the error for that blob alone.
  */
 export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean; together?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
 
@@ -297,9 +297,9 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
     packWrites.push(p);
   };
 
-  // Pack buffers are reused (fresh pages cost more than the copy into them on some VMs):
-  // blobs are decrypted in place inside them, so one goes back only after its writes finish.
-  // At most one spare per pack read at once.
+  // Pack buffers are reused (fresh pages cost more than the copy into them on some VMs), at
+  // most one spare per pack read at once. One whose blobs were decrypted in place goes back
+  // after their writes finish; one decoded in groups, once its last group is back.
   const concurrency = opts.concurrency ?? 4;
   const buffers: Uint8Array[] = [];
   const reuse = (b: Uint8Array) => {
@@ -328,18 +328,18 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
       if (bytes && opts.decodePack && end - start >= 1 << 20) {
         // Decoded in groups of a few MiB of plaintext, the next while this one is written:
         // a pack of small blobs holds more plaintext than its own 16 MiB (D2's: ~7000 blobs,
-        // ~28 MiB), and writing it blob by blob takes long. Each group comes back in buffers
+        // ~28 MiB), and writing it blob by blob takes long. Each group comes back in a buffer
         // of its own, so the pack's buffer takes the next pack as soon as the last group is
         // decoded (D2 in Chromium held 6-8 of them, 17 MiB each, until every small file was
-        // written): free for compressed blobs (decompressed into new buffers anyway), a copy
-        // for stored ones. So a pack mostly of big stored blobs is decoded in place, in one
+        // written). That costs a copy of the plaintext, one buffer per group (not per blob:
+        // transfers cost). So a pack mostly of big stored blobs is decoded in place, in one
         // request, and its buffer waits for the writes (D1 in Chromium, all grouped: 19.5 →
         // 23.4 s, 5.5 CPU-s more).
         const inPlace = decodeInPlace(list);
         const groups = inPlace ? [list] : decodeGroups(list);
         const decodeGroup = async (k: number) => {
           const g = groups[k]!;
-          const r = await opts.decodePack!(repo.key, bytes!, g.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal, { own: !inPlace, together: true });
+          const r = await opts.decodePack!(repo.key, bytes!, g.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal, { own: !inPlace, together: !inPlace });
           bytes = r.bytes;
           // (A decoder that ignored `own` would leave blobs in it: then it waits for the writes.)
           if (!inPlace && k === groups.length - 1 && !r.results.some((d) => 'plain' in d && d.plain.buffer === r.bytes.buffer)) {
