@@ -120,8 +120,8 @@ export async function decodeRequest(key: Key, m: ToDecoder): Promise<{ reply: Fr
   const bytes = new Uint8Array(m.buffer, m.offset, m.length);
   const results: DecodedRef[] = [];
   const extras: Uint8Array[] = [];
-  // `together`: one buffer for every blob's plaintext (sized from the index's lengths; a blob
-  // whose plaintext does not match fails its hash check first).
+  // `together`: one buffer for every blob's plaintext, sized from the index's lengths (which
+  // decodeBlob holds each blob to: zstd to the exact size, stored ones by their length).
   const out = m.own && m.together ? new Uint8Array(m.blobs.reduce((n, b) => n + plainLength(b.length, b.uncompressedLength), 0)) : undefined;
   if (out) extras.push(out);
   let at = 0;
