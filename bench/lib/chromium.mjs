@@ -168,21 +168,22 @@ window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
     async close() {
       await browser.close();
       await server.close();
-      // Chromium's child processes can still be writing into it for a moment after it exits.
-      for (let i = 0; ; i++) {
-        try {
-          fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
-          break;
-        } catch (e) {
-          if (i >= 3) {
-            console.warn(`could not remove ${profile}: ${e.message}`);
-            break;
-          }
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
+      await removeProfile(profile);
     },
   };
+}
+
+/** Removes a Chromium profile: its child processes can still be writing into it for a moment after it exits. */
+async function removeProfile(profile) {
+  for (let i = 0; ; i++) {
+    try {
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+      return;
+    } catch (e) {
+      if (i >= 3) return console.warn(`could not remove ${profile}: ${e.message}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
 }
 
 /**
@@ -208,19 +209,7 @@ export async function launchWithCdp(prefix = 'cairn-cdp-') {
       await browser.close();
       chrome.kill();
       await new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once('exit', r))); // still writing its profile until then
-      // Chromium's child processes can still be writing into it for a moment after it exits.
-      for (let i = 0; ; i++) {
-        try {
-          fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
-          break;
-        } catch (e) {
-          if (i >= 3) {
-            console.warn(`could not remove ${profile}: ${e.message}`);
-            break;
-          }
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
+      await removeProfile(profile);
     },
   };
 }

@@ -343,17 +343,6 @@ describe('restorer', () => {
   });
 
   it('decodes a pack of small or compressed blobs in groups of a few MiB of plaintext into buffers of their own; one of big stored blobs whole, in place', async () => {
-    const backedUp = async (files: MemDir) => {
-      const { repo } = await memRepo();
-      const src = new MemSource({ d: files });
-      const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/d'] });
-      return { repo, tree: r.snapshot.tree };
-    };
-    // 48 compressible files of 256 KiB and a few random ones: one pack, ~14 MiB of plaintext.
-    const files: MemDir = {};
-    for (let i = 0; i < 48; i++) files[`t${i}.txt`] = { data: generate({ kind: 'text', seed: 100 + i, size: 256 << 10 }) };
-    for (let i = 0; i < 3; i++) files[`r${i}.bin`] = { data: seededBytes(200 + i, 300_000) };
-    const { repo, tree } = await backedUp(files);
     const calls: { pack: string; blobs: number; plain: number; own: boolean }[] = [];
     const decodePack: PackDecoder = async (key, bytes, blobs, _signal, o) => {
       calls.push({ pack: blobs[0]!.packID, blobs: blobs.length, plain: blobs.reduce((n, b) => n + (b.uncompressedLength || b.length - 32), 0), own: Boolean(o?.own) });
@@ -361,40 +350,42 @@ describe('restorer', () => {
       for (const b of blobs) results.push({ plain: await decodeOne(key, bytes.subarray(b.offset, b.offset + b.length), b, !o?.own) });
       return { bytes, results };
     };
-    const { target, result } = await runRestore(repo, tree, { decodePack });
-    expect(result.errors).toEqual([]);
-    for (const [name, f] of Object.entries(files)) expect(sha(target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
-    const packs = [...new Set(calls.map((c) => c.pack))];
-    expect(calls.length).toBeGreaterThanOrEqual(packs.length + 2); // a pack went in three groups or more
-    for (const p of packs) {
-      const mine = calls.filter((c) => c.pack === p);
-      expect(mine.every((c) => c.own)).toBe(true);
-      for (const c of mine) if (c.blobs > 1) expect(c.plain).toBeLessThanOrEqual(DECODE_GROUP_BYTES);
-    }
+    /** Backs `files` up, restores them through decodePack (byte-identical) and returns its calls. */
+    const restoredThrough = async (files: MemDir) => {
+      const { repo } = await memRepo();
+      const src = new MemSource({ d: files });
+      const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/d'] });
+      calls.length = 0;
+      const { target, result } = await runRestore(repo, r.snapshot.tree, { decodePack });
+      expect(result.errors).toEqual([]);
+      for (const [name, f] of Object.entries(files)) expect(sha(target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
+      return { calls: [...calls], packs: new Set(calls.map((c) => c.pack)) };
+    };
 
-    // Incompressible data is stored as is: its packs go whole, in place, one request each.
+    // 48 compressible files of 256 KiB and a few random ones: one pack, ~14 MiB of plaintext.
+    const files: MemDir = {};
+    for (let i = 0; i < 48; i++) files[`t${i}.txt`] = { data: generate({ kind: 'text', seed: 100 + i, size: 256 << 10 }) };
+    for (let i = 0; i < 3; i++) files[`r${i}.bin`] = { data: seededBytes(200 + i, 300_000) };
+    const mixed = await restoredThrough(files);
+    expect(mixed.calls.length).toBeGreaterThanOrEqual(mixed.packs.size + 2); // a pack went in three groups or more
+    expect(mixed.calls.every((c) => c.own)).toBe(true);
+    for (const c of mixed.calls) if (c.blobs > 1) expect(c.plain).toBeLessThanOrEqual(DECODE_GROUP_BYTES);
+
+    // Incompressible data in big blobs is stored as is: its packs go whole, in place, one request each.
     const random: MemDir = {};
     for (let i = 0; i < 20; i++) random[`r${i}.bin`] = { data: seededBytes(300 + i, 600_000) };
-    const stored = await backedUp(random);
-    calls.length = 0;
-    const second = await runRestore(stored.repo, stored.tree, { decodePack });
-    expect(second.result.errors).toEqual([]);
-    for (const [name, f] of Object.entries(random)) expect(sha(second.target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
-    expect(calls.length).toBeGreaterThan(0);
-    expect(calls.length).toBe(new Set(calls.map((c) => c.pack)).size);
-    expect(calls.every((c) => !c.own)).toBe(true);
+    const stored = await restoredThrough(random);
+    expect(stored.calls.length).toBeGreaterThan(0);
+    expect(stored.calls.length).toBe(stored.packs.size);
+    expect(stored.calls.every((c) => !c.own)).toBe(true);
 
     // Many small stored blobs (D2's random half) go in groups too: written one file at a
     // time, they would hold the pack's buffer long.
     const small: MemDir = {};
     for (let i = 0; i < 1500; i++) small[`s${i}.bin`] = { data: seededBytes(1000 + i, 4000) };
-    const smallRepo = await backedUp(small);
-    calls.length = 0;
-    const third = await runRestore(smallRepo.repo, smallRepo.tree, { decodePack });
-    expect(third.result.errors).toEqual([]);
-    for (const [name, f] of Object.entries(small)) expect(sha(third.target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
-    expect(calls.length).toBeGreaterThan(new Set(calls.map((c) => c.pack)).size);
-    expect(calls.every((c) => c.own)).toBe(true);
+    const smallStored = await restoredThrough(small);
+    expect(smallStored.calls.length).toBeGreaterThan(smallStored.packs.size);
+    expect(smallStored.calls.every((c) => c.own)).toBe(true);
   });
 
   it('reuses a pack buffer early only when no decoded blob lies in it', async () => {
