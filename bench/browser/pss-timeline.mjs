@@ -4,7 +4,7 @@
 // restore's progress said then. Shows when the peak comes, not just how high. Linux only.
 //
 //   node bench/browser/pss-timeline.mjs [dataset dir] [every s, default 1]
-//   PSS_ZIP=1: during a ZIP download instead.
+//   PSS_ZIP=1: during a ZIP download instead; PSS_BACKUP=1: during the backup itself.
 import fs from 'node:fs';
 import path from 'node:path';
 import { openBenchPage } from './build.mjs';
@@ -15,16 +15,27 @@ const every = Number(process.argv[3] ?? 1) * 1000;
 const { page, profile, close } = await openBenchPage('pss', { dataset });
 const pids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((p) => { try { const c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); return c.includes('--type=renderer') && c.includes(profile); } catch { return false; } });
 const pss = () => Math.max(...pids().map((p) => { try { return Math.round(Number(/Pss:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))[1]) / 1024); } catch { return 0; } }));
-const { snapshotId } = await page.evaluate(() => window.cairnBench.backup());
-console.log(`backed up; page process ${pss()} MiB`);
-const t0 = Date.now();
+let t0 = 0;
 let peak = 0;
-const iv = setInterval(() => {
-  const v = pss();
-  peak = Math.max(peak, v);
-  console.log(`${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s  ${String(v).padStart(4)} MiB`);
-}, every);
-await (process.env.PSS_ZIP ? page.evaluate((id) => window.cairnBench.zip(id), snapshotId) : page.evaluate((id) => window.cairnBench.restore(id, 'pss'), snapshotId));
-clearInterval(iv);
+const sampled = async (run) => {
+  t0 = Date.now();
+  const iv = setInterval(() => {
+    const v = pss();
+    peak = Math.max(peak, v);
+    console.log(`${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s  ${String(v).padStart(4)} MiB`);
+  }, every);
+  try {
+    return await run();
+  } finally {
+    clearInterval(iv);
+  }
+};
+const backup = () => page.evaluate(() => window.cairnBench.backup());
+if (process.env.PSS_BACKUP) await sampled(backup);
+else {
+  const { snapshotId } = await backup();
+  console.log(`backed up; page process ${pss()} MiB`);
+  await sampled(() => (process.env.PSS_ZIP ? page.evaluate((id) => window.cairnBench.zip(id), snapshotId) : page.evaluate((id) => window.cairnBench.restore(id, 'pss'), snapshotId)));
+}
 console.log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s; peak ${peak} MiB`);
 await close();
