@@ -19,8 +19,9 @@ test('the next backup removes the temp file of a pack a dead tab was writing, an
   await writeOpfsTree(page, ['src', 'Left'], tree);
   const info = await page.evaluate((pw) => window.harness.engine.createRepository({ kind: 'opfs', name: 'e2e-leftover' }, pw), PASSWORD);
 
-  // The dead tab's traces: its note in the engine's database (engine 7 holds no Web Lock: gone)
-  // and half a pack in a temp file; plus a temp file no note names.
+  // The dead tab's traces: half a pack in a temp file and its note in the engine's database
+  // (written through the engine's own db module; engine 7 holds no Web Lock: gone). Plus a temp
+  // file no note names.
   await page.evaluate(
     async ({ repo, pack, other }) => {
       const dir = await window.harness.opfsDir(['cairn-repos', 'e2e-leftover', 'data', 'ab'], false);
@@ -29,18 +30,7 @@ test('the next backup removes the temp file of a pack a dead tab was writing, an
         await w.write(new Uint8Array(1 << 20).fill(7));
         await w.close();
       }
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const r = indexedDB.open('cairn-engine');
-        r.onsuccess = () => resolve(r.result);
-        r.onerror = () => reject(r.error);
-      });
-      await new Promise<void>((resolve, reject) => {
-        const tx = db.transaction('meta', 'readwrite');
-        tx.objectStore('meta').put({ name: `pending-pack:${repo}:7:${pack}`, value: '' });
-        tx.oncomplete = () => resolve();
-        tx.onerror = () => reject(tx.error);
-      });
-      db.close();
+      await window.harness.putPendingPack(repo, '7', pack);
     },
     { repo: info.id, pack: PACK, other: OTHER },
   );
@@ -62,19 +52,6 @@ test('the next backup removes the temp file of a pack a dead tab was writing, an
   const left = (await names()).filter((n) => n.includes('-tmp-'));
   expect(left).toEqual([`${OTHER}-tmp-4567ef01`]);
   // The note is gone too: a third backup has nothing to take up.
-  const notes = await page.evaluate(async (repo) => {
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const r = indexedDB.open('cairn-engine');
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => reject(r.error);
-    });
-    const keys = await new Promise<IDBValidKey[]>((resolve, reject) => {
-      const q = db.transaction('meta').objectStore('meta').getAllKeys(IDBKeyRange.bound(`pending-pack:${repo}:`, `pending-pack:${repo}:\uffff`));
-      q.onsuccess = () => resolve(q.result);
-      q.onerror = () => reject(q.error);
-    });
-    db.close();
-    return keys.map(String);
-  }, info.id);
+  const notes = await page.evaluate((repo) => window.harness.pendingPacks(repo), info.id);
   expect(notes).toEqual([]);
 });

@@ -4,6 +4,7 @@
 
 import * as Comlink from 'comlink';
 import type { EngineApi } from '../../../workers/api';
+import { pendingPacks, putPendingPack } from '../../../workers/cache/db';
 import { startDownload } from '../../../workers/client/download';
 import { browserFileReader } from '../../../workers/source/file-reader';
 import { handleSource } from '../../../workers/source/handle-source';
@@ -161,7 +162,7 @@ async function listTwice(path: string[], together: boolean, sharedLimit?: number
   }
 }
 
-const harness = { engine, readThroughSaverReader, listTwice, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
+const harness = { engine, readThroughSaverReader, listTwice, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, putPendingPack, pendingPacks, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
 declare global {
   interface Window {
     harness: typeof harness;
