@@ -388,6 +388,65 @@ describe('restorer', () => {
     expect(smallStored.calls.every((c) => c.own)).toBe(true);
   });
 
+  it('with readGroups, reads a pack decoded in groups a group at a time into reused buffers; a failed group read fails only its files', async () => {
+    const { repo, backend } = await memRepo();
+    // 48 compressible files of 256 KiB and a few random ones: one pack, ~14 MiB of plaintext.
+    const files: MemDir = {};
+    for (let i = 0; i < 48; i++) files[`t${i}.txt`] = { data: generate({ kind: 'text', seed: 700 + i, size: 256 << 10 }) };
+    for (let i = 0; i < 3; i++) files[`r${i}.bin`] = { data: seededBytes(800 + i, 300_000) };
+    const src = new MemSource({ d: files });
+    const { snapshot } = await backup(repo, src, inProcessPool({ saver: repo.backend, reader: src }), { hostname: 'h', targets: ['/d'] });
+    const loads: { name: string; offset: number; length: number; into?: ArrayBufferLike }[] = [];
+
+    let recordingFail = '';
+    let packReads = 0;
+    const recording: Backend = {
+      ...countingBackend(backend),
+      load: async (h: Handle, o?: LoadOptions) => {
+        if (h.type === 'data') {
+          loads.push({ name: h.name, offset: o!.offset!, length: o!.length!, into: o?.into?.buffer });
+          if (h.name === recordingFail && packReads++ === 1) throw new CairnError('NETWORK', 'the read failed');
+        }
+        return backend.load(h, o);
+      },
+    };
+    const r2 = new Repository(recording, repo.key, repo.keyID, repo.config);
+    // A decoder that honours `own`: every blob in a new buffer, the given one handed back.
+    const decodePack: PackDecoder = async (key, bytes, blobs) => {
+      const results = [];
+      for (const b of blobs) results.push({ plain: (await decodeOne(key, bytes.subarray(b.offset, b.offset + b.length), b, true)).slice() });
+      return { bytes, results };
+    };
+    const { target, result } = await runRestore(r2, snapshot.tree, { decodePack, readGroups: true, concurrency: 1 });
+    expect(result.errors).toEqual([]);
+    for (const [name, f] of Object.entries(files)) expect(sha(target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
+    // One pack of a few MiB, read in several consecutive ranges, each at most a group's.
+    await r2.loadIndex();
+    const packs = new Set([...r2.index.entries()].filter((e) => e.type === 'data').map((e) => e.packID));
+    expect(packs.size).toBe(1);
+    const pack = [...packs][0]!;
+    const reads = loads.filter((l) => l.name === pack); // not the tree pack's
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    for (const [i, l] of reads.entries()) {
+      expect(l.length).toBeLessThanOrEqual(DECODE_GROUP_BYTES + (1 << 20));
+      if (i > 0) expect(l.offset).toBe(reads[i - 1]!.offset + reads[i - 1]!.length);
+    }
+    // After the first two (the next group is read while this one is written), buffers come back.
+    expect(reads.slice(2).every((l) => l.into === reads[0]!.into || l.into === reads[1]!.into)).toBe(true);
+
+    // The second group's read fails: its files fail, named; every other file restores whole.
+    loads.length = 0;
+
+    recordingFail = pack;
+    const failed = await runRestore(r2, snapshot.tree, { decodePack, readGroups: true, concurrency: 1 });
+    const bad = new Set(failed.result.errors.map((e) => e.path));
+    expect(bad.size).toBeGreaterThan(0);
+    expect(bad.size).toBeLessThan(Object.keys(files).length);
+    expect(failed.result.errors.every((e) => e.code === 'NETWORK')).toBe(true);
+    for (const [name, f] of Object.entries(files)) if (!bad.has(`/d/${name}`)) expect(sha(failed.target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
+    expect(failed.result.files).toBe(Object.keys(files).length - bad.size);
+  });
+
   it('reuses a pack buffer early only when no decoded blob lies in it', async () => {
     // Three packs of small random files, one read at a time, slow writes, and a decoder that
     // ignores `own` (decodes in place): the buffer must wait for the writes, or the next pack
