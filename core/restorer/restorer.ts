@@ -334,13 +334,24 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
     const start = list[0]!.loc.offset;
     return { start, end: list.reduce((m, b) => Math.max(m, b.loc.offset + b.loc.length), 0) };
   };
-  /** Writes the decoded blobs of one group (results in its order) and drops them. */
-  const writeGroup = async (group: { uses: Use[] }[], decoded: ({ plain: Uint8Array } | { error: unknown })[], packWrites: Promise<void>[]) => {
-    for (const [i, b] of group.entries()) {
-      const d = decoded[i]!;
-      for (const use of b.uses) await startWrite(use, 'plain' in d ? d.plain : undefined, 'plain' in d ? undefined : d.error, packWrites);
-      decoded[i] = { error: undefined }; // written or queued: the group need not hold it
-      progress.tick();
+  /**
+   * Decodes `groups` in order and writes each one's blobs (and drops them), the next group
+   * decoding while this one is written.
+   */
+  const decodeAndWrite = async (groups: { uses: Use[] }[][], decode: (k: number) => Promise<({ plain: Uint8Array } | { error: unknown })[]>, packWrites: Promise<void>[]) => {
+    let next = decode(0);
+    for (let k = 0; k < groups.length; k++) {
+      const decoded = await next;
+      if (k + 1 < groups.length) {
+        next = decode(k + 1);
+        next.catch(() => {}); // awaited next round, unless this one is aborted
+      }
+      for (const [i, b] of groups[k]!.entries()) {
+        const d = decoded[i]!;
+        for (const use of b.uses) await startWrite(use, 'plain' in d ? d.plain : undefined, 'plain' in d ? undefined : d.error, packWrites);
+        decoded[i] = { error: undefined }; // written or queued: the group need not hold it
+        progress.tick();
+      }
     }
   };
 
@@ -373,15 +384,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
           if (back.byteOffset === 0 && groupBuffers.length < concurrency && !d.results.some((x) => 'plain' in x && x.plain.buffer === back.buffer)) groupBuffers.push(new Uint8Array(back.buffer));
           return d.results;
         };
-        let next = decodeGroup(groups[0]!);
-        for (let k = 0; k < groups.length; k++) {
-          const decoded = await next;
-          if (k + 1 < groups.length) {
-            next = decodeGroup(groups[k + 1]!);
-            next.catch(() => {}); // awaited next round, unless this one is aborted
-          }
-          await writeGroup(groups[k]!, decoded, packWrites);
-        }
+        await decodeAndWrite(groups, (k) => decodeGroup(groups[k]!), packWrites);
         return;
       }
       let bytes: Uint8Array | undefined;
@@ -418,15 +421,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
           }
           return r.results;
         };
-        let next = decodeGroup(0);
-        for (let k = 0; k < groups.length; k++) {
-          const decoded = await next;
-          if (k + 1 < groups.length) {
-            next = decodeGroup(k + 1);
-            next.catch(() => {}); // awaited next round, unless this one is aborted
-          }
-          await writeGroup(groups[k]!, decoded, packWrites);
-        }
+        await decodeAndWrite(groups, decodeGroup, packWrites);
       } else {
         for (const b of list) {
           let plain: Uint8Array | undefined;
