@@ -5,6 +5,7 @@
 //
 //   node bench/browser/pss-timeline.mjs [dataset dir] [every s, default 1]
 //   PSS_ZIP=1: during a ZIP download instead; PSS_BACKUP=1: during the backup itself.
+//   PSS_IDLE=s: first samples that many seconds after the backup with nothing running.
 //   PSS_HEAP=1: also each worker's JS heap, used/committed MiB (CDP Runtime.getHeapUsage).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -63,6 +64,8 @@ if (process.env.PSS_BACKUP) await sampled(backup);
 else {
   const { snapshotId } = await backup();
   console.log(`backed up; page process ${pss()} MiB`);
+  // PSS_IDLE=s: samples that long with nothing running first (what the backup left, and how fast it goes).
+  if (process.env.PSS_IDLE) await sampled(() => new Promise((r) => setTimeout(r, Number(process.env.PSS_IDLE) * 1000)));
   await sampled(() => (process.env.PSS_ZIP ? page.evaluate((id) => window.cairnBench.zip(id), snapshotId) : page.evaluate((id) => window.cairnBench.restore(id, 'pss'), snapshotId)));
 }
 console.log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s; peak ${peak} MiB`);
