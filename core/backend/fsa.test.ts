@@ -108,7 +108,9 @@ class ModelDir {
             syncReads++;
             if (sync) throw dom(sync);
             if (this.opts.readLocked) throw dom('NoModificationAllowedError');
+            if (f.parent.entries.get(f.name) !== f) throw dom('NotFoundError'); // removed meanwhile
             openReaders.set(f, (openReaders.get(f) ?? 0) + 1);
+            await new Promise((r) => setTimeout(r, 1)); // the file is locked at once, the handle comes later
             let open = true;
             return {
               getSize: () => f.data.length,
@@ -285,6 +287,19 @@ describe('FsaBackend', () => {
     expect(open()).toBe(1);
     await be.close();
     expect(open()).toBe(0);
+  });
+
+  it('a remove while a read of the same file is under way waits for its handle to close', async () => {
+    const be = await FsaBackend.create(model({ move: '', sync: '' }).handle);
+    openReaders.clear();
+    for (let i = 0; i < 3; i++) {
+      const { h: hi, data: di } = await testObject('data', 31 + i, 400 << 10);
+      await be.save(hi, di);
+      const [got] = await Promise.all([be.load(hi, { length: 300 << 10 }), be.remove(hi)]);
+      expectBytes(got, di.subarray(0, 300 << 10));
+      await expectCode(be.load(hi, { length: 300 << 10 }), 'NOT_FOUND');
+    }
+    expect([...openReaders.values()].reduce((a, b) => a + b, 0)).toBe(0);
   });
 
   it('keeps at most 16 read-only handles open', async () => {

@@ -40,8 +40,8 @@ interface Reader {
   /** Reads waiting on it or reading. */
   users: number;
   timer?: ReturnType<typeof setTimeout>;
-  /** Taken out of the cache: closed once its last user is done. */
-  closing?: boolean;
+  /** Taken out of the cache: closed once its last user is done, then this is called. */
+  closing?: () => void;
 }
 /** An open reader unused this long is closed. */
 const READER_IDLE_MS = 400;
@@ -219,7 +219,8 @@ export class FsaBackend implements Backend {
       return bytes;
     } finally {
       if (--reader.users === 0) {
-        if (reader.closing) void closeReader(reader);
+        const closing = reader.closing;
+        if (closing) void closeReader(reader).then(closing);
         else reader.timer = setTimeout(() => this.#dropReader(key, reader), READER_IDLE_MS);
       }
     }
@@ -243,13 +244,17 @@ export class FsaBackend implements Backend {
     }
   }
 
-  /** Takes `r` (the cached reader of `key`, if given) out of the cache and closes it once unused. */
+  /**
+   * Takes `r` (the cached reader of `key`, if given) out of the cache and closes it once
+   * unused; resolves when it is closed (a save or remove of its file waits for that).
+   */
   #dropReader(key: string, r: Reader | undefined = this.#readers.get(key)): Promise<void> {
     if (!r || this.#readers.get(key) !== r) return Promise.resolve();
     this.#readers.delete(key);
     clearTimeout(r.timer);
-    r.closing = true;
-    return r.users === 0 ? closeReader(r) : Promise.resolve();
+    if (r.users === 0) return closeReader(r);
+    const reader = r;
+    return new Promise((resolve) => (reader.closing = resolve));
   }
 
   /** Makes room for one more reader: idle ones beyond MAX_READERS - 1 are closed, oldest first. */

@@ -49,13 +49,7 @@ export function unseenGarbageMade(bytes: number): void {
   made += bytes;
   if (made < NUDGE_EVERY) return;
   made = 0;
-  if (!IN_BROWSER) return;
-  try {
-    held = new ArrayBuffer(NUDGE_BYTES);
-    held = undefined;
-  } catch {
-    // out of address space: no hint this time
-  }
+  allocateUntouched(NUDGE_BYTES);
 }
 
 /**
@@ -65,12 +59,20 @@ export function unseenGarbageMade(bytes: number): void {
  */
 export function collectSoon(): void {
   made = 0;
+  allocateUntouched(COLLECT_BYTES);
+}
+
+/**
+ * Allocates and drops `bytes` in a browser, never written. Out of address space there is no
+ * hint this time (V8's memory reducer still collects once the thread has been idle a while).
+ */
+function allocateUntouched(bytes: number): void {
   if (!IN_BROWSER) return;
   try {
-    held = new ArrayBuffer(COLLECT_BYTES);
+    held = new ArrayBuffer(bytes);
     held = undefined;
   } catch {
-    // out of address space: V8's memory reducer collects when the thread has been idle a while
+    // see above
   }
 }
 
