@@ -139,12 +139,21 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
   const s = { filesNew: 0, filesChanged: 0, filesUnmodified: 0, dirsNew: 0, dirsChanged: 0, dirsUnmodified: 0, dataBlobs: 0, treeBlobs: 0, dataAdded: 0, dataAddedPacked: 0, files: 0, bytes: 0 };
   let filesRead = 0;
 
+  // New trees also go into the repository's blob cache as they are sealed (the browser's
+  // offline cache): browsing the new snapshot, online or not, then reads none of them back.
+  const treeCache = repo.blobCache?.wants('tree') ? repo.blobCache : undefined;
+  const cached = new Set<Promise<unknown>>();
   const saveTree = async (nodes: Node[]): Promise<ID> => {
     const bytes = encodeTree(nodes);
     const id = await hashID(bytes);
     if (registry.claim('tree', id)) {
       const blob = await encodeBlob(repo.key, 'tree', bytes, repo.version, repo.compression);
       await treePacks.add('tree', id, blob.sealed, blob.uncompressedLength);
+      if (treeCache) {
+        const put = treeCache.put('tree', id, blob.sealed).catch(() => {}); // a full cache never fails a backup
+        cached.add(put);
+        void put.finally(() => cached.delete(put));
+      }
       s.treeBlobs++;
       s.dataAdded += bytes.length;
       s.dataAddedPacked += blob.sealed.length;
@@ -381,6 +390,7 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
       summary,
     };
     const id = await repo.saveJSON('snapshots', encodeSnapshot(snapshot), signal);
+    await Promise.all(cached);
     progress.phase = 'done';
     progress.tick(true);
     return { id, snapshot, summary, parent: parentEntry?.id, warnings, filesRead };

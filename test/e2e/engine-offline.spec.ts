@@ -92,3 +92,37 @@ test('unlock, list, browse, search and diff a bucket repository offline', async 
   // assertion is opt-in and the default bound only catches a stray network wait or KDF run.
   expect(fast.ms).toBeLessThan(process.env['CAIRN_E2E_STRICT_TIMING'] ? 300 : 2000);
 });
+
+test('a backup leaves its snapshot in the offline cache: warming reads nothing back, and offline right away it browses', async ({ page, context, s3 }) => {
+  await openHarness(page);
+  await page.evaluate(() => window.harness.swReady());
+  await writeOpfsTree(page, ['src', 'Right'], sampleTree(9));
+  const online = await page.evaluate(
+    async ({ loc, pw }) => {
+      const h = window.harness;
+      await h.engine.createRepository(loc, pw, { remember: true });
+      const before = await h.engine.stats();
+      const b = await h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Right']) } });
+      const warmed = await h.engine.prepareOffline();
+      const after = await h.engine.stats();
+      return { id: b.snapshotId, warmed, misses: after.cacheMisses - before.cacheMisses, dir: await h.engine.listDir(b.snapshotId, ['Right', 'notes']) };
+    },
+    { loc: s3.location, pw: PASSWORD },
+  );
+  expect(online.warmed.trees).toBeGreaterThanOrEqual(4);
+  expect(online.misses).toBe(0); // every tree (and the snapshot file) came from the cache
+
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.locator('#status')).toHaveText('ready');
+  const offline = await page.evaluate(
+    async ({ loc, id }) => {
+      const h = window.harness;
+      await h.engine.unlockRemembered({ ...loc, auth: { type: 'remembered' } });
+      return { snapshots: (await h.engine.listSnapshots()).map((s) => s.id), dir: await h.engine.listDir(id, ['Right', 'notes']) };
+    },
+    { loc: s3.location, id: online.id },
+  );
+  expect(offline.snapshots).toEqual([online.id]);
+  expect(offline.dir).toEqual(online.dir);
+});

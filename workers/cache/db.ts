@@ -147,6 +147,18 @@ export async function putObject(repo: string, type: CachedType, name: string, by
   await (await database()).put('objects', { repo, type, name, bytes: own, at: Date.now() });
 }
 
+/** Several objects in one transaction (a backup's new trees): one commit instead of one each. */
+export async function putObjects(repo: string, type: CachedType, objects: readonly { name: string; bytes: Uint8Array }[]): Promise<void> {
+  if (objects.length === 0) return;
+  const tx = (await database()).transaction('objects', 'readwrite');
+  const at = Date.now();
+  for (const { name, bytes } of objects) {
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    void tx.store.put({ repo, type, name, bytes: own, at });
+  }
+  await tx.done;
+}
+
 export async function deleteObject(repo: string, type: CachedType, name: string): Promise<void> {
   await (await database()).delete('objects', [repo, type, name]);
 }

@@ -57,6 +57,9 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
       journal: packJournal(s.repo.config.id),
     });
     s.forgetSnapshots();
+    // The new snapshot, index and listings are in the offline cache before the backup reports
+    // done (its trees already are): the network may go the moment the summary shows.
+    await s.cached?.settled();
     return {
       snapshotId: r.id,
       parent: r.parent,
