@@ -142,9 +142,12 @@ export async function getObject(repo: string, type: CachedType, name: string): P
 }
 
 export async function putObject(repo: string, type: CachedType, name: string, bytes: Uint8Array): Promise<void> {
-  // A view into a larger buffer would store the whole buffer: copy it out.
-  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-  await (await database()).put('objects', { repo, type, name, bytes: own, at: Date.now() });
+  await (await database()).put('objects', { repo, type, name, bytes: owned(bytes), at: Date.now() });
+}
+
+/** A view into a larger buffer would store the whole buffer: copy it out. */
+function owned(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }
 
 /** Several objects in one transaction (a backup's new trees): one commit instead of one each. */
@@ -152,10 +155,7 @@ export async function putObjects(repo: string, type: CachedType, objects: readon
   if (objects.length === 0) return;
   const tx = (await database()).transaction('objects', 'readwrite');
   const at = Date.now();
-  for (const { name, bytes } of objects) {
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-    void tx.store.put({ repo, type, name, bytes: own, at });
-  }
+  for (const { name, bytes } of objects) void tx.store.put({ repo, type, name, bytes: owned(bytes), at });
   await tx.done;
 }
 
