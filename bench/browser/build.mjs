@@ -26,9 +26,9 @@ export async function buildBenchPage(outDir, { minify = true } = {}) {
  * The bench page in a Chromium of its own, for the tools that watch it over CDP (timeline,
  * memory-dump, engine-profile, heap-snapshot): built (`minify: false` into its own folder, for
  * readable profiles), served, loaded, a new OPFS repository open, and `dataset`'s files picked
- * when given. `cdp` is a browser-level session; close() ends Chromium and the server.
+ * when given (`loc`: another location, an S3 one say). `cdp` is a browser-level session; close() ends Chromium and the server.
  */
-export async function openBenchPage(name, { dataset, minify = true, onPage } = {}) {
+export async function openBenchPage(name, { dataset, minify = true, onPage, loc } = {}) {
   const out = path.join(ROOT, 'bench/data', minify ? 'browser-build' : 'browser-build-profile');
   await buildBenchPage(out, { minify });
   const server = await serve(staticRoutes(out));
@@ -37,7 +37,7 @@ export async function openBenchPage(name, { dataset, minify = true, onPage } = {
   onPage?.(page);
   await page.goto(server.url + '/');
   await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
-  await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: { kind: 'opfs', name: `${name}-${Date.now()}` }, pw: `${name} password` });
+  await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: loc ?? { kind: 'opfs', name: `${name}-${Date.now()}` }, pw: `${name} password` });
   if (dataset) await page.setInputFiles('#src', dataset, { timeout: 0 });
   return {
     ...chrome,

@@ -9,6 +9,7 @@
 //   MEMDUMP_GC=1 also collects garbage in every page and worker and dumps again (what is live).
 //   MEMDUMP_GC_EACH=1 collects in one page or worker at a time and dumps after each (whose garbage it was).
 //   MEMDUMP_AFTER=1 dumps once more when the backup is over, before and after collecting.
+//   MEMDUMP_S3=1: the repository in the radosgw of CAIRN_S3_ENV (scripts/s3/start.sh, CORS *).
 //   MEMDUMP_ZIP=1 / MEMDUMP_RESTORE=1 dump during a ZIP download / a restore of the backed-up
 //   snapshot instead.
 
@@ -19,7 +20,9 @@ import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
 const times = (process.argv[3] ?? '10,30').split(',').map(Number);
-const { browser, page, profile, cdp, server, close } = await openBenchPage('memdump', { dataset: process.env.MEMDUMP_STAGED ? undefined : dataset });
+const s3 = process.env.MEMDUMP_S3 ? JSON.parse(fs.readFileSync(process.env.CAIRN_S3_ENV, 'utf8')) : undefined;
+const loc = s3 && { kind: 's3', endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix: `memdump-${Date.now().toString(36)}`, pathStyle: true, auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } };
+const { browser, page, profile, cdp, server, close } = await openBenchPage('memdump', { dataset: process.env.MEMDUMP_STAGED ? undefined : dataset, loc });
 
 async function dump(label) {
   const events = [];

@@ -8,7 +8,7 @@ import { constants, type Dirent } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { CairnError, abortError, throwIfAborted } from '../../core/errors';
-import { handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions } from '../../core/backend/backend';
+import { bytesOf, handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from '../../core/backend/backend';
 import { isListableName, pathSegments, repositoryDirs, tempName } from '../../core/backend/local-layout';
 import { checkLoadOptions, resolveRange } from '../../core/backend/range';
 
@@ -56,8 +56,9 @@ export class LocalBackend implements Backend {
     return be;
   }
 
-  async save(h: Handle, data: Uint8Array, opts: RequestOptions = {}): Promise<void> {
+  async save(h: Handle, body: SaveData, opts: RequestOptions = {}): Promise<void> {
     throwIfAborted(opts.signal);
+    const data = bytesOf(body);
     const final = this.#file(h);
     const dir = path.dirname(final);
     const tmp = path.join(dir, tempName(path.basename(final), randomBytes(8).toString('hex')));

@@ -2,6 +2,8 @@
 // byte strings and knows nothing of crypto, packs or indexes. Repository code depends on the
 // narrowest slice of this it needs.
 
+import { CairnError } from '../errors';
+
 export type FileType = 'config' | 'keys' | 'locks' | 'snapshots' | 'index' | 'data';
 
 export const FILE_TYPES: readonly FileType[] = ['config', 'keys', 'locks', 'snapshots', 'index', 'data'];
@@ -33,13 +35,38 @@ export interface LoadOptions extends RequestOptions {
   into?: Uint8Array;
 }
 
+/**
+ * Bytes a saver took a copy of (`Saver.prepare`), ready to send: saving it sends that copy, on
+ * every attempt, so whoever prepared it may reuse its buffer at once. Only the saver that made
+ * it (or a wrapper of that saver) can save it.
+ */
+export interface PreparedBody {
+  readonly length: number;
+  readonly prepared: unknown;
+}
+
+export type SaveData = Uint8Array | PreparedBody;
+
 export interface Saver {
   /**
    * Stores `data` under `h`, atomically: a reader sees all of it or nothing. Objects are
    * write-once; saving an existing name again must not corrupt it (content-addressed names
    * mean the bytes are the same).
    */
-  save(h: Handle, data: Uint8Array, opts?: RequestOptions): Promise<void>;
+  save(h: Handle, data: SaveData, opts?: RequestOptions): Promise<void>;
+  /**
+   * Optional: copies `data` into a body of the saver's own for a later `save`, where holding
+   * the caller's buffer until the save settles costs memory and the copy is made anyway (a
+   * browser's fetch takes a Blob of the bytes): a pack's buffer can take the next pack while
+   * the last one uploads.
+   */
+  prepare?(data: Uint8Array): Promise<PreparedBody>;
+}
+
+/** `data` as bytes; a prepared body here means it reached a saver that did not prepare it. */
+export function bytesOf(data: SaveData): Uint8Array {
+  if (data instanceof Uint8Array) return data;
+  throw new CairnError('INTERNAL', 'a prepared body reached a backend that did not prepare it');
 }
 
 export interface Loader {

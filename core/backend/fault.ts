@@ -3,7 +3,7 @@
 // failing test fails the same way every run.
 
 import { CairnError, throwIfAborted } from '../errors';
-import { handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions } from './backend';
+import { handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
 
 export type BackendOp = 'save' | 'load' | 'stat' | 'list' | 'remove';
 
@@ -69,7 +69,9 @@ export function withFaults(inner: Backend, opts: FaultOptions = {}): FaultyBacke
     faults: stats,
     close: () => inner.close(),
 
-    async save(h: Handle, data: Uint8Array, o?: RequestOptions): Promise<void> {
+    ...(inner.prepare ? { prepare: (data: Uint8Array) => inner.prepare!(data) } : {}),
+
+    async save(h: Handle, data: SaveData, o?: RequestOptions): Promise<void> {
       if (!(await enter('save', o?.signal))) return inner.save(h, data, o);
       const after = opts.failAfterBytes;
       if (after !== undefined && data.length <= after) await inner.save(h, data, o);

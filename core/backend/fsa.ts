@@ -5,7 +5,7 @@
 // Permission prompts (`requestPermission`) belong to the app, not here.
 
 import { CairnError, abortError, throwIfAborted } from '../errors';
-import { handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions } from './backend';
+import { bytesOf, handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
 import { DATA_SUBDIRS, TYPE_DIRS, isListableName, pathSegments, tempName } from './local-layout';
 import { checkLoadOptions, resolveRange } from './range';
 import { garbageMade } from '../util/garbage';
@@ -91,8 +91,9 @@ export class FsaBackend implements Backend {
     return be;
   }
 
-  async save(h: Handle, data: Uint8Array, opts: RequestOptions = {}): Promise<void> {
+  async save(h: Handle, body: SaveData, opts: RequestOptions = {}): Promise<void> {
     throwIfAborted(opts.signal);
+    const data = bytesOf(body);
     await this.#dropReader(handleString(h)); // an open reader would hold off the move into place
     const { dirs, name } = split(h);
     let dir: FileSystemDirectoryHandle | undefined;

@@ -3,7 +3,7 @@
 // out, so callers can reuse or mutate their buffers like with any real backend.
 
 import { CairnError, throwIfAborted } from '../errors';
-import { FILE_TYPES, handleString, objectPath, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions } from './backend';
+import { FILE_TYPES, bytesOf, handleString, objectPath, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
 import { resolveRange } from './range';
 
 export interface MemoryBackendOptions {
@@ -23,8 +23,9 @@ export class MemoryBackend implements Backend {
     this.#objects = new Map(FILE_TYPES.map((t) => [t, new Map()]));
   }
 
-  async save(h: Handle, data: Uint8Array, opts: RequestOptions = {}): Promise<void> {
+  async save(h: Handle, body: SaveData, opts: RequestOptions = {}): Promise<void> {
     throwIfAborted(opts.signal);
+    const data = bytesOf(body);
     this.#bucket(h.type).set(key(h), data.slice());
   }
 

@@ -32,6 +32,7 @@ export function journaledSaver(saver: Saver, journal: Pick<PackJournal, 'storing
       if (h.type === 'data') await journal.storing(h.name);
       return saver.save(h, data, opts);
     },
+    ...(saver.prepare ? { prepare: (data: Uint8Array) => saver.prepare!(data) } : {}),
   };
 }
 

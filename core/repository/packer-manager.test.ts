@@ -3,7 +3,7 @@ import { seededBytes } from '../../test/fixtures/chunker/generate';
 import { initEngine } from '../../test/helpers/mem-repo';
 import { MemoryBackend } from '../backend/mem';
 import { withFaults } from '../backend/fault';
-import type { Handle, Saver } from '../backend/backend';
+import { bytesOf, type Handle, type PreparedBody, type Saver } from '../backend/backend';
 import { isCairnError } from '../errors';
 import { Key } from '../crypto/keys';
 import { hashID } from '../id';
@@ -96,7 +96,7 @@ describe('PackerManager', () => {
     const saved: { pack: IndexPack; size: number }[] = [];
     const pm = new PackerManager({
       key,
-      saver: { save: async (h, d, o) => void (sent.push(d), await be.save(h, d, o)) },
+      saver: { save: async (h, d, o) => void (sent.push(bytesOf(d)), await be.save(h, d, o)) },
       packSize: 1000,
       onPackSaved: (pack, size) => void saved.push({ pack, size }),
     });
@@ -127,7 +127,7 @@ describe('PackerManager', () => {
     const be = new MemoryBackend();
     const sent: Uint8Array[] = [];
     const saved: { pack: IndexPack; size: number }[] = [];
-    const pm = new PackerManager({ key, saver: { save: async (h, d, o) => void (sent.push(d), await be.save(h, d, o)) }, packSize: 4096, growFrom: 256, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    const pm = new PackerManager({ key, saver: { save: async (h, d, o) => void (sent.push(bytesOf(d)), await be.save(h, d, o)) }, packSize: 4096, growFrom: 256, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
     const [a, b, c, d] = [await blob(11, 200), await blob(12, 300), await blob(13, 700), await blob(14, 2000)];
     await pm.add('tree', a.id, a.sealed, 0);
     // b is sealed slowly, into a region of the current buffer; c needs a bigger one.
@@ -241,7 +241,7 @@ describe('PackerManager', () => {
     const be = new MemoryBackend();
     const g = gatedSaver(be);
     const sent: Uint8Array[] = [];
-    const saver: Saver = { save: (h, d, o) => (sent.push(d), g.saver.save(h, d, o)) };
+    const saver: Saver = { save: (h, d, o) => (sent.push(bytesOf(d)), g.saver.save(h, d, o)) };
     const saved: { pack: IndexPack; size: number }[] = [];
     const pm = new PackerManager({ key, saver, packSize: 100, uploads: 1, buffers: 1, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
     const bs = [await blob(1, 120), await blob(2, 120), await blob(3, 120)];
@@ -273,12 +273,46 @@ describe('PackerManager', () => {
     }
   });
 
+  it('with a saver that prepares its bodies, one buffer takes the next pack while the last one uploads', async () => {
+    // A browser's PUT takes a Blob (a copy) of the pack: the buffer is free once it is made.
+    const be = new MemoryBackend();
+    const g = gatedSaver(be);
+    const prepared: Uint8Array[] = [];
+    const saver: Saver = {
+      prepare: async (data) => (prepared.push(data), { length: data.length, prepared: data.slice() }),
+      save: (h, d, o) => g.saver.save(h, (d as PreparedBody).prepared as Uint8Array, o),
+    };
+    const saved: { pack: IndexPack; size: number }[] = [];
+    const pm = new PackerManager({ key, saver, packSize: 100, uploads: 2, buffers: 1, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    const bs = [await blob(1, 120), await blob(2, 120), await blob(3, 120)];
+    await pm.add('data', bs[0]!.id, bs[0]!.sealed, 0); // pack 1 full: its upload waits at the gate
+    await pm.add('data', bs[1]!.id, bs[1]!.sealed, 0); // went into the same buffer: pack 2 uploads too
+    for (let i = 0; i < 5; i++) await tick();
+    expect(g.state.inFlight).toBe(2);
+    // Both uploads are under way; a third pack waits for an upload slot, not for a buffer.
+    const third = pm.add('data', bs[2]!.id, bs[2]!.sealed, 0);
+    const f = third.then(() => pm.flush());
+    for (let i = 0; i < 10; i++) {
+      await tick();
+      g.releaseAll();
+    }
+    await f;
+    expect(g.state.maxInFlight).toBe(2);
+    expect(new Set(prepared.map((d) => d.buffer)).size).toBe(1); // one buffer for all three packs
+    expect(saved.map((x) => x.pack.blobs.map((b) => b.id))).toEqual(bs.map((b) => [b.id]));
+    // Each stored pack is what was sealed, though its buffer held the next one by then.
+    for (const { pack, size } of saved) {
+      expect(await hashID(await be.load({ type: 'data', name: pack.id }))).toBe(pack.id);
+      expect(await readPackHeader(be, key, pack.id, size)).toEqual(pack.blobs);
+    }
+  });
+
   it('with one buffer, a pack still being sealed when full counts as coming back: no second buffer', async () => {
     // A blob fills the pack and is still being sealed into it (its upload not yet started)
     // when the next blob comes: that one waits for the buffer instead of making another.
     const be = new MemoryBackend();
     const sent: Uint8Array[] = [];
-    const saver: Saver = { save: (h, d, o) => (sent.push(d), be.save(h, d, o)) };
+    const saver: Saver = { save: (h, d, o) => (sent.push(bytesOf(d)), be.save(h, d, o)) };
     const pm = new PackerManager({ key, saver, packSize: 100, uploads: 1, buffers: 1, onPackSaved: () => {} });
     const bs = [await blob(1, 120), await blob(2, 120), await blob(3, 120)];
     const sealing = deferred();

@@ -214,9 +214,14 @@ export class PackerManager {
 
   async #upload(f: FinishedPack): Promise<void> {
     throwIfAborted(this.#opts.signal);
-    await this.#opts.saver.save({ type: 'data', name: f.id }, f.bytes, { signal: this.#opts.signal });
+    const saver = this.#opts.saver;
+    // A saver that copies the bytes into a body of its own anyway (a browser's PUT takes a
+    // Blob) makes that copy first, and the buffer takes the next pack during the upload.
+    const body = saver.prepare ? await saver.prepare(f.bytes) : f.bytes;
+    if (body !== f.bytes) this.#bufferReturned(f.buffer);
+    await saver.save({ type: 'data', name: f.id }, body, { signal: this.#opts.signal });
     // Stored: the buffer may be refilled (keep as many as can be in use at once).
-    this.#bufferReturned(f.buffer);
+    if (body === f.bytes) this.#bufferReturned(f.buffer);
     await this.#opts.onPackSaved({ id: f.id, blobs: f.blobs }, f.bytes.length);
   }
 

@@ -9,7 +9,7 @@
 // adoptRepository() files them under the ID once the config has been decrypted.
 
 import { CairnError } from '../../core/errors';
-import type { Backend, FileInfo, FileType, Handle, LoadOptions, RequestOptions } from '../../core/backend/backend';
+import { bytesOf, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type PreparedBody, type RequestOptions, type SaveData } from '../../core/backend/backend';
 import { EngineFault } from '../errors';
 import { isNetworkFailure } from '../location';
 import * as db from './db';
@@ -43,10 +43,14 @@ export class CachedBackend implements Backend {
   readonly #writes = new Set<Promise<unknown>>();
   readonly stats: CacheStats = { hits: 0, misses: 0 };
 
+  /** The inner backend's, where it has one (packs, which are not cached, are what gets prepared). */
+  readonly prepare?: (data: Uint8Array) => Promise<PreparedBody>;
+
   constructor(inner: Backend, opts: CachedBackendOptions) {
     this.#inner = inner;
     this.#opts = opts;
     this.#repoId = opts.knownRepoId;
+    if (inner.prepare) this.prepare = (data) => inner.prepare!(data);
   }
 
   get location(): string {
@@ -158,10 +162,11 @@ export class CachedBackend implements Backend {
     yield* entries;
   }
 
-  async save(h: Handle, data: Uint8Array, opts?: RequestOptions): Promise<void> {
+  async save(h: Handle, body: SaveData, opts?: RequestOptions): Promise<void> {
     if (this.#opts.offline()) throw needsNetwork(h);
-    await this.#inner.save(h, data, opts);
+    await this.#inner.save(h, body, opts);
     if (!CACHED.has(h.type)) return;
+    const data = bytesOf(body);
     this.#remember(h, data); // held until the repository's ID is known (a new repository's config and key)
     if (h.type !== 'config' && this.#repoId) this.#track(db.editListing(this.#repoId, h.type as db.CachedType, { name: h.name, size: data.length }));
     // Before adoption: a listing taken earlier in this open (init's "is the bucket there?" list of

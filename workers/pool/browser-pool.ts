@@ -30,10 +30,9 @@ export interface BrowserPoolOptions {
    * Pack buffers per worker. Default 1 for folders and OPFS: storing a pack there takes
    * milliseconds and blocks the worker anyway, so the next pack can wait for the last one's
    * buffer. Measured (memory-dump.mjs, D1 into OPFS, after a forced GC): live ArrayBuffers
-   * 153–172 → 137–140 MiB. As many as the uploads for buckets, where a PUT waits on the
-   * network: one pack fills while the other goes up (and each PUT holds its body's copy
-   * anyway). D1 into the local radosgw, 2 pairs against uploads + 1: 33.2 / 32.0 s against
-   * 32.4 / 32.4 s, page process 287 / 300 MiB against 319 / 317.
+   * 153–172 → 137–140 MiB. 1 for buckets too: the S3 backend copies each pack into the Blob
+   * its PUT sends (`prepare`) and the buffer is free again at once, so one pack fills while
+   * the last ones go up. (Before that, a bucket took as many buffers as uploads.)
    */
   packBuffersPerWorker?: number;
   sha256?: 'auto' | 'webcrypto' | 'wasm';
@@ -63,7 +62,7 @@ export function browserPool(opts: BrowserPoolOptions): PoolFactory {
       packSize: settings.packSize,
       location: opts.location,
       uploads,
-      packBuffers: opts.packBuffersPerWorker ?? (opts.location.kind === 's3' ? uploads : 1),
+      packBuffers: opts.packBuffersPerWorker ?? 1,
       parallel: opts.jobsPerWorker ?? 2,
       sha256: opts.sha256,
       aes: opts.aes,

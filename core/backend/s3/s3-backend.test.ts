@@ -72,6 +72,28 @@ describe('S3Backend requests', () => {
     expect(await reader.load(h, { offset: 10, length: 10 })).toEqual(data.slice(10, 20));
   });
 
+  it('with blobBodies, a prepared body is a copy: every attempt sends the bytes as they were, whatever the buffer holds by then', async () => {
+    const { be, seen } = backend((_, __, n) => (n < 3 ? new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 }) : new Response(null, { status: 200 })), { blobBodies: true });
+    const retrying = withRetry(be, { sleep: async () => {}, random: () => 0 });
+    const { h, data } = await testObject('data', 2, 5000);
+    const buffer = data.slice();
+    const body = await retrying.prepare!(buffer);
+    expect(body.length).toBe(5000);
+    buffer.fill(0); // the next pack, say
+    await retrying.save(h, body);
+    expect(seen).toHaveLength(3);
+    for (const { init } of seen) {
+      expect(header(init, 'content-md5')).toBe(base64Encode(md5(data)));
+      expect(new Uint8Array(await (init.body as Blob).arrayBuffer())).toEqual(data);
+    }
+    // Outside browsers nothing is prepared (Node's fetch sends the bytes themselves).
+    expect(backend(() => new Response(null), { blobBodies: false }).be.prepare).toBeUndefined();
+    // A body prepared elsewhere is refused, not sent as something else.
+    const { be: other, seen: none } = backend(() => new Response(null), { blobBodies: true });
+    expect(isCairnError(await caught(other.save(h, { length: 3, prepared: new Uint8Array(3) })), 'INTERNAL')).toBe(true);
+    expect(none).toHaveLength(0);
+  });
+
   it('signs every attempt afresh when wrapped in withRetry', async () => {
     const { be, signer, seen } = backend((_, __, n) => (n < 3 ? new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 }) : new Response('abc')));
     const retrying = withRetry(be, { sleep: async () => {}, random: () => 0 });
