@@ -29,9 +29,9 @@ export interface RestoreOptions {
   /** Packs read at once. */
   concurrency?: number;
   /**
-   * Read a pack decoded in groups one group's range at a time, not the whole pack at once:
-   * for repositories where a read is cheap (a local folder, OPFS), so each pack in flight
-   * holds a group's few MiB rather than its 17 MiB until its last group is decoded.
+   * Read a pack decoded in groups one group's range at a time, not the whole pack at once,
+   * so each pack in flight holds a group's few MiB rather than its 17 MiB until its last
+   * group is decoded (the browser does so for every repository, a bucket's too).
    */
   readGroups?: boolean;
   /** File writes (and creations, metadata) in flight at once. */

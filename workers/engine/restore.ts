@@ -32,9 +32,13 @@ export async function restoreToFolder(s: Session, snapshotId: string, path: stri
   // are quick, and each pack in flight holds its 17 MiB buffer and two groups of plaintext
   // while its files are written (D2 in Chromium: four held 118 MiB in the engine).
   const concurrency = isRemote(s.loc) ? 4 : 2;
-  // A local read is cheap: a pack decoded in groups is read a group at a time (D2 in
-  // Chromium: two 17 MiB pack buffers held throughout, now two of ~5 MiB).
-  const readGroups = !isRemote(s.loc);
+  // A pack decoded in groups is read a group at a time (D2 in Chromium from OPFS: two 17 MiB
+  // pack buffers held throughout, now two of ~5 MiB). From a bucket too: a group's GET is
+  // one more request per ~4 MiB, and D2's packs each hold ~10 000 small files, so a whole
+  // pack read stays in memory for most of the restore. D2 from the local radosgw
+  // (pss-timeline.mjs, PSS_S3=1): peak 346 -> 307 MiB, 80.8 / 80.9 s; in the bench 357–470
+  // -> 299–363 MiB. D1 (its packs mostly incompressible, decoded whole) is unchanged.
+  const readGroups = true;
   try {
     let r;
     if (path.length === 0) r = await restore(s.repo, (await s.snapshot(snapshotId)).snapshot.tree, fsa, { signal, onProgress, concurrency, readGroups, decodePack: decoders.decodePack });
