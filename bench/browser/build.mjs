@@ -1,6 +1,7 @@
 // Builds the browser column's page (bench/browser/index.html + page.ts) with Vite, the same
 // bundler and worker handling as the app, into BENCH_DATA/browser-build. The engine worker and
 // its file-saver workers are the app's own (workers/).
+import fs from 'node:fs';
 import path from 'node:path';
 import { launchWithCdp, serve, staticRoutes } from '../lib/chromium.mjs';
 import { ROOT } from '../lib/config.mjs';
@@ -48,4 +49,14 @@ export async function openBenchPage(name, { dataset, minify = true, onPage, loc 
       await server.close();
     },
   };
+}
+
+/**
+ * A location in the radosgw of CAIRN_S3_ENV (scripts/s3/start.sh, started with --origin '*'
+ * for the bench page's random port), under a new prefix `<tag>-<time>`, with the keys given.
+ */
+export function s3LocationFromEnv(tag) {
+  if (!process.env.CAIRN_S3_ENV) throw new Error('CAIRN_S3_ENV is not set: start a radosgw with scripts/s3/start.sh --origin "*" first');
+  const s3 = JSON.parse(fs.readFileSync(process.env.CAIRN_S3_ENV, 'utf8'));
+  return { kind: 's3', endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix: `${tag}-${Date.now().toString(36)}`, pathStyle: true, auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } };
 }

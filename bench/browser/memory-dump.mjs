@@ -15,13 +15,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { openBenchPage } from './build.mjs';
+import { openBenchPage, s3LocationFromEnv } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
 const times = (process.argv[3] ?? '10,30').split(',').map(Number);
-const s3 = process.env.MEMDUMP_S3 ? JSON.parse(fs.readFileSync(process.env.CAIRN_S3_ENV, 'utf8')) : undefined;
-const loc = s3 && { kind: 's3', endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix: `memdump-${Date.now().toString(36)}`, pathStyle: true, auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } };
+const loc = process.env.MEMDUMP_S3 ? s3LocationFromEnv('memdump') : undefined;
 const { browser, page, profile, cdp, server, close } = await openBenchPage('memdump', { dataset: process.env.MEMDUMP_STAGED ? undefined : dataset, loc });
 
 async function dump(label) {

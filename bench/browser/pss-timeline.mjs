@@ -10,13 +10,12 @@
 //   PSS_S3=1: the repository in the radosgw of CAIRN_S3_ENV (scripts/s3/start.sh) instead of OPFS.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openBenchPage } from './build.mjs';
+import { openBenchPage, s3LocationFromEnv } from './build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d2-small'));
 const every = Number(process.argv[3] ?? 1) * 1000;
-const s3 = process.env.PSS_S3 ? JSON.parse(fs.readFileSync(process.env.CAIRN_S3_ENV, 'utf8')) : undefined;
-const loc = s3 && { kind: 's3', endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix: `pss-${Date.now().toString(36)}`, pathStyle: true, auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } };
+const loc = process.env.PSS_S3 ? s3LocationFromEnv('pss') : undefined;
 const { page, profile, cdp, close } = await openBenchPage('pss', { dataset, loc });
 const pids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((p) => { try { const c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); return c.includes('--type=renderer') && c.includes(profile); } catch { return false; } });
 const pss = () => Math.max(...pids().map((p) => { try { return Math.round(Number(/Pss:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))[1]) / 1024); } catch { return 0; } }));

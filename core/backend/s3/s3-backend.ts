@@ -71,7 +71,7 @@ interface Send {
 class S3Body implements PreparedBody {
   readonly prepared = true;
   constructor(
-    readonly body: Uint8Array | Blob,
+    readonly body: Blob,
     readonly md5: Uint8Array,
     readonly length: number,
   ) {}
@@ -95,7 +95,7 @@ export class S3Backend implements Backend {
   /**
    * With Blob bodies (browsers): the Blob and the MD5 of `data`, made at once, so the caller's
    * buffer is free while the PUT (and any retry) sends the Blob. A pack's buffer then takes the
-   * next pack during the upload instead of a second buffer: two fewer 16 MiB buffers per saver.
+   * next pack during the upload: a saver needs one 16 MiB buffer, not one per upload too.
    */
   readonly prepare?: (data: Uint8Array) => Promise<PreparedBody>;
 
