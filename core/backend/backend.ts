@@ -63,6 +63,11 @@ export interface Saver {
   prepare?(data: Uint8Array): Promise<PreparedBody>;
 }
 
+/** A wrapper's `prepare`: the wrapped saver's, where it has one (spread into the wrapper). */
+export function preparing(inner: Saver): Pick<Saver, 'prepare'> {
+  return inner.prepare ? { prepare: (data) => inner.prepare!(data) } : {};
+}
+
 /** `data` as bytes; a prepared body here means it reached a saver that did not prepare it. */
 export function bytesOf(data: SaveData): Uint8Array {
   if (data instanceof Uint8Array) return data;

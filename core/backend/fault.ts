@@ -3,7 +3,7 @@
 // failing test fails the same way every run.
 
 import { CairnError, throwIfAborted } from '../errors';
-import { handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
+import { handleString, preparing, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
 
 export type BackendOp = 'save' | 'load' | 'stat' | 'list' | 'remove';
 
@@ -69,7 +69,7 @@ export function withFaults(inner: Backend, opts: FaultOptions = {}): FaultyBacke
     faults: stats,
     close: () => inner.close(),
 
-    ...(inner.prepare ? { prepare: (data: Uint8Array) => inner.prepare!(data) } : {}),
+    ...preparing(inner),
 
     async save(h: Handle, data: SaveData, o?: RequestOptions): Promise<void> {
       if (!(await enter('save', o?.signal))) return inner.save(h, data, o);

@@ -3,7 +3,7 @@
 // out its backoff does not hold a slot: withRetry(withConcurrencyLimit(be, n)).
 
 import { CairnError, abortError, throwIfAborted } from '../errors';
-import type { Backend, FileInfo, FileType, Handle, LoadOptions, RequestOptions, SaveData } from './backend';
+import { preparing, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
 
 interface Waiter {
   resolve: () => void;
@@ -144,7 +144,7 @@ export function withConcurrencyLimit(inner: Backend, n: number = inner.connectio
     connections: n,
     close: () => inner.close(),
     save: (h: Handle, data: SaveData, o?: RequestOptions) => limited(h, o?.signal, () => inner.save(h, data, o)),
-    ...(inner.prepare ? { prepare: (data: Uint8Array) => inner.prepare!(data) } : {}),
+    ...preparing(inner),
     load: (h: Handle, o?: LoadOptions) => limited(h, o?.signal, () => inner.load(h, o)),
     stat: (h: Handle, o?: RequestOptions) => limited(h, o?.signal, () => inner.stat(h, o)),
     remove: (h: Handle, o?: RequestOptions) => limited(h, o?.signal, () => inner.remove(h, o)),

@@ -4,7 +4,7 @@
 // atomically, so a failed attempt leaves nothing behind that needs removing.
 
 import { CairnError, abortError, isCairnError, throwIfAborted, type ErrorCode } from '../errors';
-import { handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
+import { handleString, preparing, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
 
 export interface RetryInfo {
   op: 'save' | 'load' | 'stat' | 'list' | 'remove';
@@ -132,7 +132,7 @@ export function withRetry(inner: Backend, options: RetryOptions = {}): Backend {
     close: () => inner.close(),
     // A prepared body is sent again as it is: the caller's buffer may hold the next pack by now.
     save: (h: Handle, data: SaveData, o?: RequestOptions) => retry('save', h, o?.signal, () => inner.save(h, data, o)),
-    ...(inner.prepare ? { prepare: (data: Uint8Array) => inner.prepare!(data) } : {}),
+    ...preparing(inner),
     load: (h: Handle, o?: LoadOptions) => retry('load', h, o?.signal, () => inner.load(h, o)),
     stat: (h: Handle, o?: RequestOptions) => retry('stat', h, o?.signal, () => inner.stat(h, o)),
     remove: (h: Handle, o?: RequestOptions) => retry('remove', h, o?.signal, () => inner.remove(h, o)),

@@ -5,7 +5,7 @@
 // just these packs), so the next backup finds their blobs instead of uploading them again.
 
 import { CairnError, isNotFound } from '../errors';
-import type { Saver } from '../backend/backend';
+import { preparing, type Saver } from '../backend/backend';
 import type { ID } from '../id';
 import type { IndexPack } from '../index/index-file';
 import { readPackHeader } from '../pack/reader';
@@ -32,7 +32,7 @@ export function journaledSaver(saver: Saver, journal: Pick<PackJournal, 'storing
       if (h.type === 'data') await journal.storing(h.name);
       return saver.save(h, data, opts);
     },
-    ...(saver.prepare ? { prepare: (data: Uint8Array) => saver.prepare!(data) } : {}),
+    ...preparing(saver),
   };
 }
 

@@ -9,7 +9,7 @@
 // adoptRepository() files them under the ID once the config has been decrypted.
 
 import { CairnError } from '../../core/errors';
-import { bytesOf, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type PreparedBody, type RequestOptions, type SaveData } from '../../core/backend/backend';
+import { bytesOf, preparing, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type PreparedBody, type RequestOptions, type SaveData } from '../../core/backend/backend';
 import { EngineFault } from '../errors';
 import { isNetworkFailure } from '../location';
 import * as db from './db';
@@ -50,7 +50,7 @@ export class CachedBackend implements Backend {
     this.#inner = inner;
     this.#opts = opts;
     this.#repoId = opts.knownRepoId;
-    if (inner.prepare) this.prepare = (data) => inner.prepare!(data);
+    this.prepare = preparing(inner).prepare;
   }
 
   get location(): string {
