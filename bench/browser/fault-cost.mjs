@@ -6,10 +6,13 @@
 // every AES-CTR output take one fault per page (digest ≤ 512 KiB 1176 MB/s and ~0 faults,
 // ≥ 1 MiB 530–555 MB/s and 265k faults per GiB; AES-CTR 32–512 KiB pieces 430–770 MB/s and
 // 215–255k faults per GiB whatever the garbage nudges), while ArrayBuffers made by JS are
-// reused once collected (128 KiB with a nudge per MiB: 3k faults per GiB).
+// reused once collected (128 KiB with a nudge per MiB: 3k faults per GiB). Freeing each
+// AES-CTR output at once (aes-free: ArrayBuffer.transfer(0) detaches it) does not bring its
+// pages back either: 128 KiB pieces went from 687 to 302 MB/s with the same 261–266k faults
+// per GiB, and 1 MiB pieces stayed at 650 MB/s and 792k (2026-12-03, one run each).
 //
 //   node bench/browser/fault-cost.mjs [op:bytes[:nudge bytes] …]
-//   ops: digest, aes, aes-transfer (the output moved with ArrayBuffer.transfer()), alloc (new Uint8Array, touched), blob-read
+//   ops: digest, aes, aes-transfer (the output moved with ArrayBuffer.transfer()), aes-free, alloc (new Uint8Array, touched), blob-read
 import fs from 'node:fs';
 import { threadCpuDelta, threadCpuSeconds, workerPage } from '../lib/chromium.mjs';
 
@@ -20,6 +23,7 @@ const ops = {
   digest: (data) => crypto.subtle.digest('SHA-256', data),
   aes,
   'aes-transfer': async (data) => (await aes(data)).transfer(),
+  'aes-free': async (data) => (await aes(data)).transfer(0),
   alloc: (data) => { const b = new Uint8Array(data.length); for (let j = 0; j < b.length; j += 4096) b[j] = 1; },
   'blob-read': (data) => new Blob([data]).arrayBuffer(),
 };
