@@ -18,6 +18,7 @@ import { clearCache, createRepository, forgetRemembered, openRepository, unlockR
 import type { Session } from './engine/session';
 import { snapshotView } from './engine/views';
 import { engineOwner, removeDeadEngineLocks } from './engine/pack-journal';
+import { useWorkerHost, WORKER_HOST } from './spawn';
 
 /** Backup, restore and download code, loaded on first use (see ./engine/heavy). */
 const heavy = () => import('./engine/heavy');
@@ -203,6 +204,15 @@ function closeSignal(): AbortSignal {
 }
 
 export type EngineWorkerApi = typeof api;
+
+// The page's offer to start this engine's workers (./spawn.ts), its first message if it makes
+// one; comlink never sees it.
+self.addEventListener('message', (ev: MessageEvent) => {
+  const port = (ev.data as Record<string, unknown> | null)?.[WORKER_HOST];
+  if (!(port instanceof MessagePort)) return;
+  ev.stopImmediatePropagation();
+  useWorkerHost(port);
+});
 
 warmUp();
 

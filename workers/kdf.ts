@@ -5,10 +5,12 @@
 import { CairnError } from '../core/errors';
 import { primitives, setPrimitives } from '../core/crypto/primitives';
 import type { KdfRequest, KdfResponse } from './kdf.worker';
+import kdfWorkerUrl from './kdf.worker.ts?worker&url';
+import { spawnWorker, type SpawnedWorker } from './spawn';
 
-let spare: Worker | undefined;
+let spare: SpawnedWorker | undefined;
 
-const start = () => new Worker(new URL('./kdf.worker.ts', import.meta.url), { type: 'module', name: 'cairn-kdf' });
+const start = () => spawnWorker(kdfWorkerUrl, 'cairn-kdf');
 
 function scryptInWorker(password: Uint8Array, salt: Uint8Array, N: number, r: number, p: number, dkLen: number): Promise<Uint8Array> {
   const w = spare ?? start();

@@ -5,6 +5,7 @@
 
 /// <reference lib="webworker" />
 import { scrypt } from 'hash-wasm';
+import { engineChannel } from './worker-port';
 
 export interface KdfRequest {
   password: Uint8Array;
@@ -17,13 +18,12 @@ export interface KdfRequest {
 
 export type KdfResponse = { ok: true; key: Uint8Array } | { ok: false; message: string };
 
-const scope = self as unknown as DedicatedWorkerGlobalScope;
-scope.onmessage = async (ev: MessageEvent<KdfRequest>) => {
+const channel = engineChannel(async (ev: MessageEvent<KdfRequest>) => {
   const q = ev.data;
   try {
     const key = await scrypt({ password: q.password, salt: q.salt, costFactor: q.N, blockSize: q.r, parallelism: q.p, hashLength: q.dkLen, outputType: 'binary' });
-    scope.postMessage({ ok: true, key } satisfies KdfResponse, [key.buffer]);
+    channel.post({ ok: true, key } satisfies KdfResponse, [key.buffer]);
   } catch (e) {
-    scope.postMessage({ ok: false, message: (e as Error)?.message ?? String(e) } satisfies KdfResponse);
+    channel.post({ ok: false, message: (e as Error)?.message ?? String(e) } satisfies KdfResponse);
   }
-};
+});

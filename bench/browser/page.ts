@@ -7,12 +7,17 @@ import * as Comlink from 'comlink';
 import type { EngineApi, RepoLocation } from '../../workers/api';
 import { smallGarbageMade } from '../../core/util/garbage';
 import { servedFileList } from '../../workers/source/file-server';
+import { hostWorkers } from '../../workers/client/worker-host';
 
 type Engine = EngineApi & { setSaverWorkers?(n: number | undefined): Promise<void>; tune?(t: Record<string, unknown>): Promise<void> };
 
 let engine: Comlink.Remote<Engine> | undefined;
 function api(): Comlink.Remote<Engine> {
-  engine ??= Comlink.wrap<Engine>(new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' }));
+  if (!engine) {
+    const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
+    hostWorkers(worker);
+    engine = Comlink.wrap<Engine>(worker);
+  }
   return engine;
 }
 

@@ -81,9 +81,6 @@ async function until<T>(what: string, fn: (arg: string) => T, arg = '', timeoutM
   }
 }
 
-/** Keeps out of the page while the app starts its workers (see the top of this file). */
-const quiet = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Clicks the first button or link whose text is exactly `text` (whitespace trimmed). */
 async function clickText(text: string): Promise<void> {
   const done = await page.evaluate((t) => {
@@ -121,7 +118,6 @@ async function backUp(): Promise<{ new: string; unmodified: string; snapshot: st
   await pickTree();
   await until('the picked folder', () => document.querySelector('[data-testid="pending-folder"]')?.textContent?.includes('“Documents”: '));
   await clickText('Back up “Documents”');
-  await quiet(3000); // the file-saver workers start
   const snapshot = await until(
     'the backup summary',
     (b) => {
@@ -137,14 +133,12 @@ async function backUp(): Promise<{ new: string; unmodified: string; snapshot: st
 test('Firefox: back up through <input webkitdirectory> into OPFS, again (all unchanged), browse, download a file', async () => {
   expect(await browser.version()).toMatch(/firefox/i);
   await page.goto(`http://localhost:${PORT}/`);
-  await quiet(2000); // the engine worker and its spare scrypt worker start
   await until('the create form', () => [...document.querySelectorAll('button')].some((b) => b.innerText.trim() === 'Create repository'));
   // No File System Access here: no "a folder on this computer" choice, no folder picker button.
   expect(await page.evaluate(() => 'showDirectoryPicker' in window)).toBe(false);
   await page.type('#unlock-password', PASSWORD);
   await page.type('#unlock-confirm', PASSWORD);
   await clickText('Create repository');
-  await quiet(4000); // scrypt in its worker, then the next spare one starts
   await until('the unlocked app', () => document.querySelector('nav[aria-label="Main"]') !== null);
 
   await clickText('Back up');

@@ -3,6 +3,7 @@
 
 import * as Comlink from 'comlink';
 import type { EngineApi } from '../api';
+import { hostWorkers } from './worker-host';
 
 export interface EngineHandle {
   engine: Comlink.Remote<EngineApi>;
@@ -11,12 +12,14 @@ export interface EngineHandle {
 
 export function createEngine(): EngineHandle {
   const worker = new Worker(new URL('../engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
+  const stopHosting = hostWorkers(worker);
   const engine = Comlink.wrap<EngineApi>(worker);
   return {
     engine,
     terminate: () => {
       engine[Comlink.releaseProxy]();
       worker.terminate();
+      stopHosting();
     },
   };
 }

@@ -10,6 +10,8 @@ import { threadPool, type SaverThread } from '../../core/archiver/saver-protocol
 import type { RepoLocation } from '../api';
 import type { FromWorker, SaverInit, ToWorker } from './messages';
 import { connectFileServer } from '../source/file-server';
+import saverWorkerUrl from './file-saver.worker.ts?worker&url';
+import { spawnWorker } from '../spawn';
 
 export interface BrowserPoolOptions {
   location: RepoLocation;
@@ -68,7 +70,7 @@ export function browserPool(opts: BrowserPoolOptions): PoolFactory {
       aes: opts.aes,
       journal: opts.journal,
     };
-    const workers = Array.from({ length: count }, () => new Worker(new URL('./file-saver.worker.ts', import.meta.url), { type: 'module', name: 'cairn-file-saver' }));
+    const workers = Array.from({ length: count }, () => spawnWorker(saverWorkerUrl, 'cairn-file-saver'));
     let tp: ReturnType<typeof threadPool> | undefined;
     const started = await Promise.allSettled(
       workers.map(

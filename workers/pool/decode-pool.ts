@@ -3,10 +3,12 @@
 
 import { decodePool, type DecodePool, type FromDecoder } from '../../core/restorer/decode-pool';
 import { saverWorkerCount } from './browser-pool';
+import decodeWorkerUrl from './decode.worker.ts?worker&url';
+import { spawnWorker } from '../spawn';
 
 export function browserDecodePool(opts: { threads?: number } = {}): DecodePool {
   return decodePool((init, events) => {
-    const w = new Worker(new URL('./decode.worker.ts', import.meta.url), { type: 'module', name: 'cairn-decode' });
+    const w = spawnWorker(decodeWorkerUrl, 'cairn-decode');
     w.onmessage = (ev: MessageEvent<FromDecoder>) => events.message(ev.data);
     w.onerror = (ev) => {
       ev.preventDefault();

@@ -8,9 +8,10 @@ import { decodeRequest, decoderKey, type DecodeInit, type FromDecoder, type ToDe
 import { initWasm } from '../wasm';
 import { chooseSha256 } from '../sha256-choice';
 import { chooseAes } from '../aes-choice';
+import { engineChannel, type WorkerChannel } from '../worker-port';
 
-const scope = self as unknown as DedicatedWorkerGlobalScope;
-const post = (m: FromDecoder, transfer: ArrayBuffer[] = []) => scope.postMessage(m, transfer);
+let channel: WorkerChannel | undefined;
+const post = (m: FromDecoder, transfer: ArrayBuffer[] = []) => channel!.post(m, transfer);
 
 let key: ReturnType<typeof decoderKey> | undefined;
 
@@ -20,7 +21,7 @@ async function start(init: DecodeInit): Promise<void> {
   key = decoderKey(init);
 }
 
-scope.onmessage = async (ev: MessageEvent<{ type: 'init'; init: DecodeInit } | ToDecoder>) => {
+channel = engineChannel(async (ev: MessageEvent<{ type: 'init'; init: DecodeInit } | ToDecoder>) => {
   const m = ev.data;
   if ('type' in m) {
     start(m.init).then(
@@ -31,4 +32,4 @@ scope.onmessage = async (ev: MessageEvent<{ type: 'init'; init: DecodeInit } | T
   }
   const { reply, transfer } = await decodeRequest(key!, m);
   post(reply, transfer);
-};
+});

@@ -17,9 +17,10 @@ import { openBackend } from '../location';
 import { browserFileReader, useFileServer } from '../source/file-reader';
 import { fileClient, isServedRef, type FileClient } from '../source/file-server';
 import type { FromWorker, SaverInit, ToWorker } from './messages';
+import { engineChannel, type WorkerChannel } from '../worker-port';
 
-const scope = self as unknown as DedicatedWorkerGlobalScope;
-const post = (m: FromWorker) => scope.postMessage(m);
+let channel: WorkerChannel | undefined;
+const post = (m: FromWorker) => channel!.post(m);
 
 let handle: ((m: ToSaver) => void) | undefined;
 /** The page's webkitdirectory list, when that is what this backup reads. */
@@ -44,7 +45,7 @@ async function start(init: SaverInit): Promise<void> {
   });
 }
 
-scope.onmessage = (ev: MessageEvent<ToWorker>) => {
+channel = engineChannel((ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   if (m.type === 'init') {
     start(m.init).then(
@@ -56,4 +57,4 @@ scope.onmessage = (ev: MessageEvent<ToWorker>) => {
     if (m.type === 'jobs' && files) files.fetchAhead(m.jobs.flatMap((j) => (isServedRef(j.job.ref) ? [j.job.ref.served] : [])));
     handle?.(m);
   }
-};
+});

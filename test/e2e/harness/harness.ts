@@ -8,10 +8,12 @@ import { pendingPacks, putPendingPack } from '../../../workers/cache/db';
 import { startDownload } from '../../../workers/client/download';
 import { browserFileReader } from '../../../workers/source/file-reader';
 import { handleSource } from '../../../workers/source/handle-source';
+import { hostWorkers } from '../../../workers/client/worker-host';
 
 type Engine = Comlink.Remote<EngineApi & { setSaverWorkers(n: number | undefined): Promise<void>; tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void> }>;
 
 const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
+hostWorkers(worker);
 const engine = Comlink.wrap(worker) as unknown as Engine;
 
 async function opfsDir(path: string[], create = true): Promise<FileSystemDirectoryHandle> {
