@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The app in Firefox ESR (test/firefox/): installs firefox-esr from Debian if missing, builds
-# the app, runs the Firefox test. Not part of `npm test` yet: see test/firefox/app-firefox.test.ts.
+# the app, runs the Firefox test alone. `npm test` runs it too, as its last step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v firefox-esr >/dev/null; then

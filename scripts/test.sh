@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test, from a fresh clone after `npm ci`: installs what is missing (restic, Chromium,
-# Ceph), type-checks, builds the CLI and the app, starts a throwaway radosgw for the whole
-# run, runs the unit/interop/S3 suites (vitest) and the end-to-end suite (Playwright), and
+# Firefox ESR, Ceph), type-checks, builds the CLI and the app, starts a throwaway radosgw for the whole
+# run, runs the unit/interop/S3 suites (vitest), the end-to-end suites (Playwright) and the
+# app in Firefox (puppeteer-core), and
 # stops the server again — also when something fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,4 +31,7 @@ npx playwright test -c test/e2e/harness/playwright.config.ts
 
 echo "== end-to-end tests: the app"
 npx playwright test
+
+echo "== end-to-end tests: the app in Firefox ESR"
+npx vitest run --config test/firefox/vitest.config.ts
 echo "== all tests passed in $(( $(date +%s) - started )) s"

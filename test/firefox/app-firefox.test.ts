@@ -4,11 +4,10 @@
 // a backup, a second backup that skips every file, browsing, and a file downloaded through the
 // service worker and compared byte for byte.
 //
-// Run with `npm run test:firefox` (scripts/test-firefox.sh). It used to hang at "Create
-// repository" or a backup's start (1 run in 2 to 8): Firefox 153 under automation does not
-// always finish starting a worker that a worker starts. The page now starts the engine's
-// workers (workers/spawn.ts), and 13 runs in 13 went through (2026-12-03); it joins `npm test`
-// once CI has confirmed that.
+// Part of `npm test` (scripts/test.sh); alone: `npm run test:firefox`. It used to hang at
+// "Create repository" or a backup's start (1 run in 2 to 8): Firefox 153 under automation does
+// not always finish starting a worker that a worker starts. The page now starts the engine's
+// workers (workers/spawn.ts), and 17 runs in 17 went through before it joined `npm test`.
 //
 // One thing differs from a user's Firefox, because of the automation: WebDriver BiDi cannot put
 // a directory into a file input ("Is directory"), so the page's input gets the same Files

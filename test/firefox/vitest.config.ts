@@ -1,4 +1,5 @@
-// The Firefox run (npm run test:firefox), kept out of `npm test`: see app-firefox.test.ts for why.
+// The Firefox run: the last step of `npm test` (scripts/test.sh), or alone with `npm run test:firefox`.
+// Kept apart from vitest.config.ts because it needs the built app and a browser of its own.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
