@@ -9,6 +9,7 @@ import { startDownload } from '../../../workers/client/download';
 import { browserFileReader } from '../../../workers/source/file-reader';
 import { handleSource } from '../../../workers/source/handle-source';
 import { hostWorkers } from '../../../workers/client/worker-host';
+import { spawnThroughHost } from './spawn-probe';
 
 type Engine = Comlink.Remote<EngineApi & { setSaverWorkers(n: number | undefined): Promise<void>; tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void> }>;
 
@@ -164,7 +165,7 @@ async function listTwice(path: string[], together: boolean, sharedLimit?: number
   }
 }
 
-const harness = { engine, readThroughSaverReader, listTwice, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, putPendingPack, pendingPacks, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
+const harness = { engine, spawnThroughHost, readThroughSaverReader, listTwice, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, putPendingPack, pendingPacks, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
 declare global {
   interface Window {
     harness: typeof harness;
