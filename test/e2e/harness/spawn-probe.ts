@@ -39,8 +39,8 @@ export async function spawnThroughHost(password: string, salt: string): Promise<
   const missing = await outcome(spawnWorker('/no-such-worker.js', 'probe-missing'), {});
   const blob = URL.createObjectURL(new Blob(['onmessage = () => { throw new Error("boom on a message"); };'], { type: 'text/javascript' }));
   const throws = await outcome(spawnWorker(blob, 'probe-throws'), {});
-  // After the host stops, nothing starts and nothing answers: the engine's pools time out on
-  // their own, the engine worker being gone with the page.
+  // After the host stops (the page stops it as it terminates the engine), a worker asked for
+  // is not started and never answers.
   stop();
   const afterStop = await outcome(spawnWorker(kdfWorkerUrl, 'probe-after-stop'), { password: enc.encode(password), salt: enc.encode(salt), N: 1024, r: 8, p: 1, dkLen: 32 }, 1500);
   URL.revokeObjectURL(blob);
