@@ -6,7 +6,7 @@
 import kdfWorkerUrl from '../../../workers/kdf.worker.ts?worker&url';
 import { spawnWorker, useWorkerHost, WORKER_HOST, type SpawnedWorker } from '../../../workers/spawn';
 import { hostWorkers } from '../../../workers/client/worker-host';
-import type { KdfResponse } from '../../../workers/kdf.worker';
+import type { KdfRequest, KdfResponse } from '../../../workers/kdf.worker';
 
 type Outcome = { message: string } | { error: string } | 'timeout';
 
@@ -33,8 +33,9 @@ export async function spawnThroughHost(password: string, salt: string): Promise<
   const stop = hostWorkers({ postMessage: (m: Record<string, MessagePort>) => (port = m[WORKER_HOST]) } as unknown as Worker);
   useWorkerHost(port!);
   const enc = new TextEncoder();
+  const request: KdfRequest = { password: enc.encode(password), salt: enc.encode(salt), N: 1024, r: 8, p: 1, dkLen: 32 };
   const kdf = spawnWorker(kdfWorkerUrl, 'probe-kdf');
-  const scrypt = await outcome(kdf, { password: enc.encode(password), salt: enc.encode(salt), N: 1024, r: 8, p: 1, dkLen: 32 });
+  const scrypt = await outcome(kdf, request);
   kdf.terminate();
   const missing = await outcome(spawnWorker('/no-such-worker.js', 'probe-missing'), {});
   const blob = URL.createObjectURL(new Blob(['onmessage = () => { throw new Error("boom on a message"); };'], { type: 'text/javascript' }));
@@ -42,7 +43,7 @@ export async function spawnThroughHost(password: string, salt: string): Promise<
   // After the host stops (the page stops it as it terminates the engine), a worker asked for
   // is not started and never answers.
   stop();
-  const afterStop = await outcome(spawnWorker(kdfWorkerUrl, 'probe-after-stop'), { password: enc.encode(password), salt: enc.encode(salt), N: 1024, r: 8, p: 1, dkLen: 32 }, 1500);
+  const afterStop = await outcome(spawnWorker(kdfWorkerUrl, 'probe-after-stop'), request, 1500);
   URL.revokeObjectURL(blob);
   return { scrypt, missing, throws, afterStop };
 }
