@@ -88,6 +88,8 @@ function warmInBackground(s: Session): void {
   s.warmOfflineCache().catch(() => {});
   // Choosing SHA-256 and AES takes ~0.2 s of timing: done now, a backup or restore starts without it.
   setTimeout(() => void heavyWithCrypto().catch(() => {}), 1000);
+  // And savers started for the next backup, loaded by the time the user picks a folder.
+  if (!s.offline) setTimeout(() => void heavy().then((h) => session === s && !running && h.standBySavers(h.saverWorkerCount({ workers: tuning.workers }))).catch(() => {}), 1000);
   // Locks left by a closed tab of this browser would hold off restic's check and prune for 30 minutes.
   if (!s.offline) setTimeout(() => void removeOwnDeadLocks(s).catch(() => {}), 1000);
 }
@@ -122,6 +124,7 @@ const api = {
       const s = session;
       session = undefined;
       await s?.close();
+      void heavy().then((h) => h.dropStandingSavers(), () => {});
     }),
   repositoryInfo: () => guarded(async () => session?.info()),
   prepareOffline: () => guarded(() => current().warmOfflineCache()),

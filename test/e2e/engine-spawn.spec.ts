@@ -56,3 +56,51 @@ test('the engine asks the page to start its scrypt, file-saver and decode worker
   expect(r.names).toContain('cairn-file-saver');
   expect(r.names).toContain('cairn-decode');
 });
+
+test('file savers stand by once a repository is open: a backup takes them, new ones follow, closing ends them', async ({ page }) => {
+  // The file-saver Workers the page constructs and terminates, in order.
+  await page.addInitScript(() => {
+    const log: string[] = [];
+    const Base = window.Worker;
+    window.Worker = class extends Base {
+      readonly saver: boolean;
+      constructor(url: string | URL, opts?: WorkerOptions) {
+        super(url, opts);
+        this.saver = opts?.name === 'cairn-file-saver';
+        if (this.saver) log.push('start');
+      }
+      override terminate() {
+        if (this.saver) log.push('end');
+        super.terminate();
+      }
+    };
+    (window as unknown as { saverLog: string[] }).saverLog = log;
+  });
+  await openHarness(page);
+  const tree = sampleTree(6);
+  await writeOpfsTree(page, ['src-standby', 'Docs'], tree);
+  const savers = await page.evaluate(async (pw) => {
+    const h = window.harness;
+    await h.engine.createRepository({ kind: 'opfs', name: 'e2e-standby' }, pw);
+    return (await h.engine.stats()).saverWorkers;
+  }, PASSWORD);
+  expect(savers).toBeGreaterThan(0);
+  const log = () => page.evaluate(() => [...(window as unknown as { saverLog: string[] }).saverLog]);
+  const started = async () => (await log()).filter((e) => e === 'start').length;
+  // Standing by before any backup asked for them.
+  await expect.poll(started, { timeout: 10_000 }).toBe(savers);
+  const r = await page.evaluate(async () => {
+    const h = window.harness;
+    const b = await h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src-standby', 'Docs']) } });
+    const during = (window as unknown as { saverLog: string[] }).saverLog.filter((e) => e === 'start').length;
+    const restored = await h.engine.restoreToFolder(b.snapshotId, [], await h.opfsDir(['restore-standby']));
+    return { during, errors: restored.errors, files: await h.digestOpfs(['restore-standby', 'Docs']) };
+  });
+  expect(r.errors).toEqual([]);
+  expect(r.files).toEqual(digests(tree));
+  expect(r.during).toBe(savers); // the backup started none of its own
+  // The backup's savers ended with it; a new set stands by for the next one.
+  await expect.poll(started, { timeout: 10_000 }).toBe(2 * savers);
+  await page.evaluate(() => window.harness.engine.closeRepository());
+  await expect.poll(async () => (await log()).filter((e) => e === 'end').length, { timeout: 10_000 }).toBe(2 * savers);
+});

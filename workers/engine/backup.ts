@@ -9,7 +9,7 @@ import type { ProgressSnapshot } from '../../core/progress';
 import { Lock } from '../../core/repository/lock';
 import { excludeMatcher } from './excludes';
 import type { BackupRequest, BackupResultView } from '../api';
-import { browserPool, type BrowserPoolOptions } from '../pool/browser-pool';
+import { browserPool, saverWorkerCount, takeSavers, type BrowserPoolOptions } from '../pool/browser-pool';
 import { fileListSource, fileListSourceOf } from '../source/file-list-source';
 import { requestMetadata, type ServedFileRef } from '../source/file-server';
 import { handleSource } from '../source/handle-source';
@@ -37,40 +37,47 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
   const source = sourceFor(req);
   const excludes = (req.excludes ?? []).map((p) => p.trim()).filter(Boolean);
   const started = performance.now();
-  const owner = await engineOwner(run.owner.hostname, run.owner.username);
-  const lock = await Lock.acquire(s.repo, owner, false, run.signal);
+  // The savers first: those standing by, or new ones that load while the lock is taken and the
+  // folder walked (browser-pool.ts, spawnSavers).
+  const spares = takeSavers(saverWorkerCount(run.pool));
   try {
-    // What a backup of a closed tab left: its lock goes, the packs it stored are indexed now.
-    await removeDeadEngineLocks(s.repo, owner);
-    await s.repo.loadIndex({ signal: run.signal });
-    await adoptLeftoverPacks(s.repo, owner, run.signal);
-    const r = await runBackup(s.repo, source, browserPool({ ...run.pool, location: s.loc, fileServer: req.source.kind === 'served-files' ? req.source.server : undefined, journal: { repo: s.repo.config.id, engine: owner.pid } }), {
-      targets: [source.target],
-      hostname: run.owner.hostname,
-      username: run.owner.username,
-      tags: (req.tags ?? []).map((t) => t.trim()).filter(Boolean),
-      force: req.force,
-      excludes,
-      exclude: excludeMatcher(excludes),
-      signal: run.signal,
-      onProgress: run.onProgress,
-      journal: packJournal(s.repo.config.id),
-    });
-    s.forgetSnapshots();
-    // The new snapshot, index and listings are in the offline cache before the backup reports
-    // done (its trees already are): the network may go the moment the summary shows.
-    await s.cached?.settled();
-    return {
-      snapshotId: r.id,
-      parent: r.parent,
-      summary: summaryView(r.summary),
-      filesRead: r.filesRead,
-      warnings: r.warnings.map((w) => ({ path: w.path, code: w.code, message: w.message })),
-      durationMs: Math.round(performance.now() - started),
-      bytes: r.summary.totalBytesProcessed,
-    };
+    const owner = await engineOwner(run.owner.hostname, run.owner.username);
+    const lock = await Lock.acquire(s.repo, owner, false, run.signal);
+    try {
+      // What a backup of a closed tab left: its lock goes, the packs it stored are indexed now.
+      await removeDeadEngineLocks(s.repo, owner);
+      await s.repo.loadIndex({ signal: run.signal });
+      await adoptLeftoverPacks(s.repo, owner, run.signal);
+      const r = await runBackup(s.repo, source, browserPool({ ...run.pool, spares, location: s.loc, fileServer: req.source.kind === 'served-files' ? req.source.server : undefined, journal: { repo: s.repo.config.id, engine: owner.pid } }), {
+        targets: [source.target],
+        hostname: run.owner.hostname,
+        username: run.owner.username,
+        tags: (req.tags ?? []).map((t) => t.trim()).filter(Boolean),
+        force: req.force,
+        excludes,
+        exclude: excludeMatcher(excludes),
+        signal: run.signal,
+        onProgress: run.onProgress,
+        journal: packJournal(s.repo.config.id),
+      });
+      s.forgetSnapshots();
+      // The new snapshot, index and listings are in the offline cache before the backup reports
+      // done (its trees already are): the network may go the moment the summary shows.
+      await s.cached?.settled();
+      return {
+        snapshotId: r.id,
+        parent: r.parent,
+        summary: summaryView(r.summary),
+        filesRead: r.filesRead,
+        warnings: r.warnings.map((w) => ({ path: w.path, code: w.code, message: w.message })),
+        durationMs: Math.round(performance.now() - started),
+        bytes: r.summary.totalBytesProcessed,
+      };
+    } finally {
+      await lock.release().catch(() => {});
+    }
   } finally {
-    await lock.release().catch(() => {});
+    spares.dispose();
   }
 }
 

@@ -7,4 +7,4 @@ export { downloadResult, startDownload } from './download';
 export { producer, restoreToFolder, saveToFile } from './restore';
 export { chooseSha256 } from '../sha256-choice';
 export { chooseAes } from '../aes-choice';
-export { saverWorkerCount } from '../pool/browser-pool';
+export { dropStandingSavers, saverWorkerCount, standBySavers } from '../pool/browser-pool';

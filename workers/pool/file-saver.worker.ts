@@ -19,6 +19,10 @@ import { fileClient, isServedRef, type FileClient } from '../source/file-server'
 import type { FromWorker, SaverInit, ToWorker } from './messages';
 import { engineChannel, type WorkerChannel } from '../worker-port';
 
+// zstd loads as soon as the script runs: a saver is started ahead of its backup (spawnSavers
+// in browser-pool.ts) and gets its settings only when the backup first needs it.
+void initWasm().catch(() => {}); // a failure is seen again by start()
+
 let channel: WorkerChannel | undefined;
 const post = (m: FromWorker) => channel!.post(m);
 
