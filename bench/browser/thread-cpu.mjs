@@ -3,7 +3,7 @@
 // profile's processes before and after the operation, and prints the CPU seconds by process
 // type and thread name. Linux only.
 //
-//   node bench/browser/thread-cpu.mjs [dataset dir] [restore|zip|backup]
+//   node bench/browser/thread-cpu.mjs [dataset dir] [restore|zip|backup|unchanged]
 //   THREAD_CPU_BY_TID=1: a row per thread instead of per thread name
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,7 +38,9 @@ function sample() {
   return out;
 }
 // A backup is measured as the first one; a restore or ZIP, of the snapshot a first backup made.
+// 'unchanged': a second backup of the same folder, picked again (a served list is used up).
 const snapshotId = op === 'backup' ? undefined : (await page.evaluate(() => window.cairnBench.backup())).snapshotId;
+if (op === 'unchanged') await page.setInputFiles('#src', dataset, { timeout: 0 });
 const b0 = sample();
 // Threads that end with the operation (a backup's savers) are gone by the last sample: keep
 // each thread's latest reading, sampled every 100 ms along the way.
