@@ -49,6 +49,8 @@ export interface BrowserPoolOptions {
 
 export const DEFAULT_MAX_WORKERS = 6;
 
+const spawnSaver = () => spawnWorker(saverWorkerUrl, 'cairn-file-saver');
+
 export function saverWorkerCount(opts: Pick<BrowserPoolOptions, 'workers' | 'maxWorkers'> = {}): number {
   const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 2 : 2;
   return Math.max(1, opts.workers ?? Math.min(cores, opts.maxWorkers ?? DEFAULT_MAX_WORKERS));
@@ -56,8 +58,8 @@ export function saverWorkerCount(opts: Pick<BrowserPoolOptions, 'workers' | 'max
 
 /** Savers started before a backup needs them; see spawnSavers. */
 export interface SaverSpares {
-  /** A started saver, or a new one when none is left; `error` if it already failed to start. */
-  take(): { worker: SpawnedWorker; error?: string };
+  /** A started saver, or a new one when none is left (or those left failed to start). */
+  take(): SpawnedWorker;
   /** Ends the savers nobody took (a backup that failed first, or found every file unchanged). */
   dispose(): void;
 }
@@ -70,21 +72,21 @@ export interface SaverSpares {
  */
 export function spawnSavers(count: number): SaverSpares {
   const spares = Array.from({ length: count }, () => {
-    const spare: { worker: SpawnedWorker; error?: string } = { worker: spawnWorker(saverWorkerUrl, 'cairn-file-saver') };
+    const spare = { worker: spawnSaver(), failed: false };
+    // Until a pool takes it (and its own handlers replace this one).
     spare.worker.onerror = (ev) => {
       ev.preventDefault();
-      spare.error ??= ev.message || 'script error';
+      spare.failed = true;
     };
     return spare;
   });
   return {
     take() {
-      // One that failed to start is passed over for a fresh one.
       for (let s = spares.shift(); s; s = spares.shift()) {
-        if (s.error === undefined) return s;
+        if (!s.failed) return s.worker;
         s.worker.terminate();
       }
-      return { worker: spawnWorker(saverWorkerUrl, 'cairn-file-saver') };
+      return spawnSaver();
     },
     dispose() {
       for (const s of spares.splice(0)) s.worker.terminate();
@@ -135,15 +137,12 @@ export function browserPool(opts: BrowserPoolOptions): PoolFactory {
       aes: opts.aes,
       journal: opts.journal,
     };
-    const taken = Array.from({ length: count }, () => opts.spares?.take() ?? { worker: spawnWorker(saverWorkerUrl, 'cairn-file-saver') });
-    const workers = taken.map((t) => t.worker);
+    const workers = Array.from({ length: count }, () => opts.spares?.take() ?? spawnSaver());
     let tp: ReturnType<typeof threadPool> | undefined;
     const started = await Promise.allSettled(
       workers.map(
         (w, i) =>
           new Promise<void>((resolve, reject) => {
-            const early = taken[i]!.error;
-            if (early !== undefined) return reject(new Error(early));
             w.onmessage = (ev: MessageEvent<FromWorker>) => {
               const m = ev.data;
               if (m.type === 'ready') resolve();
