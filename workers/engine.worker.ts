@@ -19,6 +19,7 @@ import type { Session } from './engine/session';
 import { snapshotView } from './engine/views';
 import { engineOwner, removeDeadEngineLocks } from './engine/pack-journal';
 import { useWorkerHost, WORKER_HOST } from './spawn';
+import type { Sha256Choice, Sha256Use } from './sha256-choice';
 
 /** Backup, restore and download code, loaded on first use (see ./engine/heavy). */
 const heavy = () => import('./engine/heavy');
@@ -27,7 +28,7 @@ const heavy = () => import('./engine/heavy');
  * and which ones they are: file-saver workers take the engine's choice instead of timing both
  * again (~0.2 s each, at the start of every backup).
  */
-async function heavyWithCrypto(): Promise<Awaited<ReturnType<typeof heavy>> & { sha256: 'webcrypto' | 'wasm'; aes: 'webcrypto' | 'wasm' }> {
+async function heavyWithCrypto(): Promise<Awaited<ReturnType<typeof heavy>> & { sha256: Sha256Use; aes: 'webcrypto' | 'wasm' }> {
   const h = await heavy();
   const sha256 = await h.chooseSha256();
   const aes = await h.chooseAes();
@@ -45,7 +46,8 @@ interface Tuning {
   uploadsPerWorker?: number;
   packBuffersPerWorker?: number;
   packSize?: number;
-  sha256?: 'auto' | 'webcrypto' | 'wasm';
+  sha256?: Sha256Choice;
+  aes?: 'auto' | 'webcrypto' | 'wasm';
 }
 
 const current = (): Session => {
@@ -150,7 +152,7 @@ const api = {
         const s = current();
         const { backup, sha256, aes } = await heavyWithCrypto();
         if (tuning.packSize) s.repo.packSize = tuning.packSize;
-        const r = await backup(s, req, { owner: await owner(), signal, onProgress, pool: { workers: tuning.workers, jobsPerWorker: tuning.jobsPerWorker, uploadsPerWorker: tuning.uploadsPerWorker, packBuffersPerWorker: tuning.packBuffersPerWorker, sha256: tuning.sha256 ?? sha256, aes } });
+        const r = await backup(s, req, { owner: await owner(), signal, onProgress, pool: { workers: tuning.workers, jobsPerWorker: tuning.jobsPerWorker, uploadsPerWorker: tuning.uploadsPerWorker, packBuffersPerWorker: tuning.packBuffersPerWorker, sha256: tuning.sha256 ?? sha256, aes: tuning.aes ?? aes } });
         lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
         warmInBackground(current());
         const { bytes: _bytes, ...view } = r;

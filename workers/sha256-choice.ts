@@ -1,13 +1,32 @@
 // SHA-256 is on every byte of a backup (chunk IDs, pack IDs) and of a restore (verification).
-// WebCrypto is the fastest where the browser's BoringSSL uses SHA instructions (Chrome on
-// x86-64 and ARM), but some builds run it without them — Debian's Chromium measured 100–160
-// MB/s against hash-wasm's 170–280 MB/s on the same machine. So each worker times both once
-// (a few milliseconds) and keeps the faster; both give the same digests.
+// Which implementation is faster depends on the browser, the machine and the input's size:
+// - WebCrypto is the fastest where the browser's BoringSSL uses SHA instructions (Chrome on
+//   x86-64 and ARM), but some builds run it without them (Debian's Chromium once measured
+//   100–160 MB/s against hash-wasm's 170–280 MB/s on the same machine).
+// - Chromium copies a digest's input first, and from 960 KiB on (PartitionAlloc's largest
+//   bucket) that copy is memory mapped for the call and unmapped after it: one page fault per
+//   4 KiB. In a Chromium 156 worker on a VM where faults are dear: 1650 MB/s at 928 KiB, ~310
+//   MB/s at 960 KiB and above, against hash-wasm's ~420 (bench/browser/fault-cost.mjs). Those
+//   sizes are a backup's large chunks and every 16 MiB pack.
+// So each worker times both on a small input and on a large one (a few milliseconds) and keeps
+// the faster for each; both give the same digests.
 
 import { createSHA256, type IHasher } from 'hash-wasm';
 import { primitives, setPrimitives } from '../core/crypto/primitives';
 
-const SAMPLE = 1 << 20;
+/** Inputs up to this size are "small": below the size from which Chromium maps the copy. */
+export const SMALL_DIGEST = 896 << 10;
+const SMALL_SAMPLE = 256 << 10;
+const LARGE_SAMPLE = 2 << 20;
+/**
+ * WebCrypto must beat WebAssembly by this much on a large input to be kept for large inputs:
+ * the timing runs alone, and the mapped copies' faults cost more still while other threads of
+ * the page fault too (a D1 backup in Chromium: 16.9 s with WebAssembly for large inputs, 21.4
+ * s with WebCrypto, where a lone worker timed WebCrypto ~0.75× as fast).
+ */
+const LARGE_MARGIN = 1.2;
+/** WebAssembly must beat WebCrypto by this much on a small input to replace it (timing noise). */
+const SMALL_MARGIN = 1.1;
 
 async function rate(fn: (d: Uint8Array) => Promise<unknown>, data: Uint8Array): Promise<number> {
   const t = performance.now();
@@ -15,15 +34,17 @@ async function rate(fn: (d: Uint8Array) => Promise<unknown>, data: Uint8Array): 
   return (3 * data.length) / Math.max(0.01, performance.now() - t);
 }
 
-let choice: Promise<'webcrypto' | 'wasm'> | undefined;
+/** 'split': WebCrypto for small inputs, WebAssembly for large ones. */
+export type Sha256Use = 'webcrypto' | 'wasm' | 'split';
+export type Sha256Choice = 'auto' | Sha256Use;
 
-export type Sha256Choice = 'auto' | 'webcrypto' | 'wasm';
+let choice: Promise<Sha256Use> | undefined;
 
-/** Installs the faster SHA-256 for this worker (or the one forced); resolves with which one runs. */
-export function chooseSha256(force: Sha256Choice = 'auto'): Promise<'webcrypto' | 'wasm'> {
+/** Installs the faster SHA-256 for each input size in this worker (or the one forced); resolves with which. */
+export function chooseSha256(force: Sha256Choice = 'auto'): Promise<Sha256Use> {
   choice ??= (async () => {
     if (force === 'webcrypto') return 'webcrypto' as const;
-    const base = primitives();
+    const web = primitives().sha256;
     let hasher: IHasher;
     try {
       hasher = await createSHA256();
@@ -36,18 +57,25 @@ export function chooseSha256(force: Sha256Choice = 'auto'): Promise<'webcrypto' 
       hasher.update(d);
       return hasher.digest('binary');
     };
-    if (force === 'wasm') {
-      setPrimitives({ ...primitives(), sha256: wasm });
-      return 'wasm' as const;
-    }
-    const data = new Uint8Array(SAMPLE);
-    await wasm(data); // compile and warm both before timing
-    await base.sha256(data);
-    const web = Math.max(await rate(base.sha256, data), await rate(base.sha256, data));
-    const own = Math.max(await rate(wasm, data), await rate(wasm, data));
-    if (own <= web * 1.1) return 'webcrypto' as const;
-    setPrimitives({ ...primitives(), sha256: wasm });
-    return 'wasm' as const;
+    const install = (use: Sha256Use): Sha256Use => {
+      if (use === 'wasm') setPrimitives({ ...primitives(), sha256: wasm });
+      if (use === 'split') setPrimitives({ ...primitives(), sha256: (d) => (d.length <= SMALL_DIGEST ? web(d) : wasm(d)) });
+      return use;
+    };
+    if (force !== 'auto') return install(force);
+    const faster = async (size: number) => {
+      const data = new Uint8Array(size);
+      await wasm(data); // compile and warm both before timing
+      await web(data);
+      const w = Math.max(await rate(web, data), await rate(web, data));
+      const o = Math.max(await rate(wasm, data), await rate(wasm, data));
+      return { web: w, wasm: o };
+    };
+    const small = await faster(SMALL_SAMPLE);
+    const large = await faster(LARGE_SAMPLE);
+    const smallWeb = small.wasm <= small.web * SMALL_MARGIN;
+    const largeWeb = large.web >= large.wasm * LARGE_MARGIN;
+    return install(smallWeb ? (largeWeb ? 'webcrypto' : 'split') : 'wasm');
   })();
   return choice;
 }

@@ -12,6 +12,7 @@ import type { FromWorker, SaverInit, ToWorker } from './messages';
 import { connectFileServer } from '../source/file-server';
 import saverWorkerUrl from './file-saver.worker.ts?worker&url';
 import { spawnWorker, type SpawnedWorker } from '../spawn';
+import type { Sha256Choice } from '../sha256-choice';
 
 export interface BrowserPoolOptions {
   location: RepoLocation;
@@ -37,7 +38,7 @@ export interface BrowserPoolOptions {
    * the last ones go up. (Before that, a bucket took as many buffers as uploads.)
    */
   packBuffersPerWorker?: number;
-  sha256?: 'auto' | 'webcrypto' | 'wasm';
+  sha256?: Sha256Choice;
   aes?: 'auto' | 'webcrypto' | 'wasm';
   /** The page's server of a webkitdirectory list's Files (../source/file-server.ts), if the source is one. */
   fileServer?: MessagePort;

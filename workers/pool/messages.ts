@@ -5,6 +5,7 @@ import type { SerializedError } from '../../core/errors';
 import type { FromSaver, ToSaver } from '../../core/archiver/saver-protocol';
 import type { CompressionMode } from '../../core/repository/blob-codec';
 import type { RepoLocation } from '../api';
+import type { Sha256Choice } from '../sha256-choice';
 
 export interface SaverInit {
   key: { encrypt: Uint8Array; macK: Uint8Array; macR: Uint8Array };
@@ -20,7 +21,7 @@ export interface SaverInit {
   /** Files saved at once. */
   parallel: number;
   /** Benchmarks only: force a SHA-256 implementation instead of timing both. */
-  sha256?: 'auto' | 'webcrypto' | 'wasm';
+  sha256?: Sha256Choice;
   /** Benchmarks only: force an AES implementation instead of timing both. */
   aes?: 'auto' | 'webcrypto' | 'wasm';
   /** A port to the page's server of a webkitdirectory list's Files (../source/file-server.ts). */
