@@ -32,7 +32,7 @@ describe('webPrimitives.aes256ctr', () => {
     Uint8Array.from(Buffer.from('ffffffffffffffffffffffffffffff00', 'hex')), // wraps within the data
     Uint8Array.from(Buffer.from('00112233445566778899aabbccddfff0', 'hex')),
   ];
-  for (const n of [0, 15, 16, 1000, 128 << 10, (128 << 10) + 1, (256 << 10) - 3, 3 * (128 << 10) + 17, (1 << 20) + 5]) {
+  for (const n of [0, 15, 16, 1000, 128 << 10, (128 << 10) + 1, (256 << 10) - 3, 512 << 10, (512 << 10) + 1, 3 * (512 << 10) + 17, (1 << 20) + 5]) {
     it(`matches node:crypto over ${n} bytes, into a new array, into another and in place`, async () => {
       for (const [i, iv] of ivs.entries()) {
         const data = bytes(n, i);

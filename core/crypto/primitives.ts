@@ -37,12 +37,15 @@ const ZERO_BLOCK = new Uint8Array(16);
 
 /**
  * WebCrypto AES-CTR works on pieces of this many bytes (a multiple of 16). Chromium copies the
- * input of each call and allocates its output; from about 1 MiB on both are fresh memory
- * mapped for the call, whose page faults cost more than the cipher with AES instructions:
- * 1 MiB calls ran at 560–600 MB/s in a Chromium worker, the same bytes in 128 KiB pieces at
- * 900–1090 (256 KiB: 940, 512 KiB: 1000, 64 KiB: 890). Smaller pieces add a call each.
+ * input of each call and allocates its output; from 960 KiB on the copy is fresh memory mapped
+ * for the call too, whose page faults cost more than the cipher with AES instructions. Every
+ * output is fresh memory (one fault per 4 KiB at any size), so fewer, larger calls below that
+ * size cost least. Chromium 156 workers: on one VM 1 MiB calls ran at 560–600 MB/s, 512 KiB
+ * at 1000, 128 KiB at 900–1090; on a VM where faults are dear (2026-12-04) 1 MiB at 127,
+ * 512 KiB at 366, 256 KiB at 346, 128 KiB at 291, 16 KiB at 162 (fault-cost.mjs), and D1
+ * backups were faster with 512 KiB in 3 of 3 alternating pairs (bench/README.md).
  */
-const CTR_PIECE = 128 << 10;
+const CTR_PIECE = 512 << 10;
 
 /** The counter block `blocks` 16-byte blocks after `iv` (a big-endian 128-bit integer, wrapping). */
 export function ctrAdd(iv: Uint8Array, blocks: number): Uint8Array {
