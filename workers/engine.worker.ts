@@ -60,6 +60,17 @@ async function owner(): Promise<Owner> {
   return { hostname: `browser-${id.slice(0, 8)}`, username: 'cairn' };
 }
 
+/** Resolved when the running operation ends (see exclusive). */
+let idle: { promise: Promise<void>; resolve: () => void } | undefined;
+function whenIdle(): Promise<void> {
+  if (!idle) {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    idle = { promise, resolve };
+  }
+  return idle.promise;
+}
+
 /** One long operation at a time; cancel() aborts it. */
 async function exclusive<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   if (running) throw new EngineFault('BUSY', `${running.what} is still running`);
@@ -68,7 +79,11 @@ async function exclusive<T>(what: string, fn: (signal: AbortSignal) => Promise<T
   try {
     return await fn(abort.signal);
   } finally {
-    if (running?.abort === abort) running = undefined;
+    if (running?.abort === abort) {
+      running = undefined;
+      idle?.resolve();
+      idle = undefined;
+    }
     collectSoon();
   }
 }
@@ -91,9 +106,19 @@ function warmInBackground(s: Session): void {
   // Choosing SHA-256 and AES takes ~0.2 s of timing: done now, a backup or restore starts without it.
   setTimeout(() => void heavyWithCrypto().catch(() => {}), 1000);
   // And savers started for the next backup, loaded by the time the user picks a folder.
-  if (!s.offline) setTimeout(() => void heavy().then((h) => session === s && !running && h.standBySavers(h.saverWorkerCount({ workers: tuning.workers }))).catch(() => {}), 1000);
+  if (!s.offline) setTimeout(() => void standByWhenIdle(s).catch(() => {}), 1000);
   // Locks left by a closed tab of this browser would hold off restic's check and prune for 30 minutes.
   if (!s.offline) setTimeout(() => void removeOwnDeadLocks(s).catch(() => {}), 1000);
+}
+
+/**
+ * Starts the savers for the next backup once no operation runs (a restore or ZIP started
+ * meanwhile keeps the cores; the savers follow when it ends), if `s` is still open.
+ */
+async function standByWhenIdle(s: Session): Promise<void> {
+  while (running) await whenIdle();
+  const h = await heavy();
+  if (session === s && !running) h.standBySavers(h.saverWorkerCount({ workers: tuning.workers }));
 }
 
 async function removeOwnDeadLocks(s: Session): Promise<void> {

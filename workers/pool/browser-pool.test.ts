@@ -60,8 +60,10 @@ describe('savers started ahead', () => {
     second.dispose(); // the one this backup did not need
     expect(started.slice(2).map((s) => s.ended)).toEqual([false, true]);
     standBySavers(2);
-    standBySavers(2); // replaces the set: the old one ends
-    expect(started.slice(4).map((s) => s.ended)).toEqual([true, true, false, false]);
+    standBySavers(2); // as many already stand by: kept, none started
+    expect(started.length).toBe(6);
+    standBySavers(3); // a different count replaces the set: the old one ends
+    expect(started.slice(4).map((s) => s.ended)).toEqual([true, true, false, false, false]);
     dropStandingSavers();
     expect(started.slice(4).every((s) => s.ended)).toBe(true);
   });

@@ -95,28 +95,30 @@ export function spawnSavers(count: number): SaverSpares {
   };
 }
 
-let standing: SaverSpares | undefined;
+let standing: { count: number; spares: SaverSpares } | undefined;
 
 /**
  * Keeps `count` savers started and idle for the next backup, so it starts with them loaded
  * (the engine calls this once a repository is open and after each backup). They hold no key:
- * a saver gets the repository's settings only when a backup takes it.
+ * a saver gets the repository's settings only when a backup takes it. Savers already standing
+ * by stay if they are as many; otherwise they end and `count` new ones start.
  */
 export function standBySavers(count: number): void {
-  standing?.dispose();
-  standing = spawnSavers(count);
+  if (standing?.count === count) return;
+  standing?.spares.dispose();
+  standing = { count, spares: spawnSavers(count) };
 }
 
 /** The savers standBySavers started, taken for a backup; or `count` started now. */
 export function takeSavers(count: number): SaverSpares {
-  const s = standing ?? spawnSavers(count);
+  const s = standing?.spares ?? spawnSavers(count);
   standing = undefined;
   return s;
 }
 
 /** Ends the standing savers (the repository closed). */
 export function dropStandingSavers(): void {
-  standing?.dispose();
+  standing?.spares.dispose();
   standing = undefined;
 }
 
