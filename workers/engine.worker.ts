@@ -20,6 +20,7 @@ import { snapshotView } from './engine/views';
 import { engineOwner, removeDeadEngineLocks } from './engine/pack-journal';
 import { useWorkerHost, WORKER_HOST } from './spawn';
 import type { Sha256Choice, Sha256Use } from './sha256-choice';
+import type { AesChoice } from './aes-choice';
 
 /** Backup, restore and download code, loaded on first use (see ./engine/heavy). */
 const heavy = () => import('./engine/heavy');
@@ -47,7 +48,7 @@ interface Tuning {
   packBuffersPerWorker?: number;
   packSize?: number;
   sha256?: Sha256Choice;
-  aes?: 'auto' | 'webcrypto' | 'wasm';
+  aes?: AesChoice;
 }
 
 const current = (): Session => {
