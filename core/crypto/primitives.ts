@@ -37,10 +37,10 @@ const ZERO_BLOCK = new Uint8Array(16);
 
 /**
  * WebCrypto AES-CTR works on pieces of this many bytes (a multiple of 16). Chromium copies the
- * input of each call and allocates its output; from 960 KiB on the copy is fresh memory mapped
- * for the call too, whose page faults cost more than the cipher with AES instructions. Every
- * output is fresh memory (one fault per 4 KiB at any size), so fewer, larger calls below that
- * size cost least. Chromium 156 workers: on one VM 1 MiB calls ran at 560–600 MB/s, 512 KiB
+ * input of each call and allocates its output. Every call faults once per 4 KiB whatever its
+ * size (perf puts the faulting copy inside the encrypt() call itself), and from 960 KiB on the
+ * copy is memory mapped for the call as well, faulting twice over; so fewer, larger calls
+ * below that size cost least. Chromium 156 workers: on one VM 1 MiB calls ran at 560–600 MB/s, 512 KiB
  * at 1000, 128 KiB at 900–1090; on a VM where faults are dear (2026-12-04) 1 MiB at 127,
  * 512 KiB at 366, 256 KiB at 346, 128 KiB at 291, 16 KiB at 162 (fault-cost.mjs), and D1
  * backups were faster with 512 KiB in 3 of 3 alternating pairs (bench/README.md).
