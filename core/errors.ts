@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'BAD_INDEX' // an index file is malformed
   | 'BAD_SNAPSHOT' // snapshot JSON is malformed
   | 'BAD_TREE' // a tree blob is malformed
+  | 'INVALID_NAME' // a tree names a node so that it would not be one path component inside its folder (core/data/node-name.ts)
   | 'BLOB_NOT_FOUND' // a blob is referenced but no index lists it
   | 'HASH_MISMATCH' // content does not hash to its ID
   | 'DECOMPRESS_FAILED'

@@ -92,6 +92,8 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
     }
     for (const node of tree.nodes) {
       const at = `${where}/${node.name}`;
+      // As restic's checker: the one name check it makes (restore refuses more, node-name.ts).
+      if (node.name === '') problem({ kind: 'tree', code: 'INVALID_NAME', blob: id, message: `tree ${id.slice(0, 8)}: node with empty name` });
       if (node.type === 'file') {
         if (!node.content) problem({ kind: 'tree', code: 'BAD_TREE', blob: id, message: `tree ${id.slice(0, 8)}: file ${JSON.stringify(node.name)} has nil blob list` });
         for (const b of node.content ?? []) {

@@ -236,7 +236,6 @@ function decodeName(quoted: string, fail: Fail): Pick<Node, 'name' | 'rawName'> 
     if (e instanceof GoSyntaxError) return fail(`name ${JSON.stringify(quoted)} is not a valid Go-quoted string`);
     throw e;
   }
-  if (bytes.length === 0) return fail('node without a name');
   return isValidUtf8(bytes) ? { name: utf8DecodeGo(bytes) } : { name: utf8DecodeGo(bytes), rawName: bytes };
 }
 
@@ -256,9 +255,9 @@ export function decodeNodeValue(v: JsonValue, fail: Fail): Node {
   let label = '';
   const at: Fail = (m) => fail(label + m);
   const f = new FieldReader(v, NODE_FIELDS, at);
-  const quoted = f.string('name');
-  if (quoted === undefined || quoted === '') return fail('node without a name');
-  const { name, rawName } = decodeName(quoted, fail);
+  // A missing or empty name decodes (as in restic): the tree stays readable, and whatever
+  // turns names into paths refuses that one node (node-name.ts).
+  const { name, rawName } = decodeName(f.string('name') ?? '', fail);
   label = `node ${JSON.stringify(name)}: `;
   const type = f.string('type') ?? '';
   if (!isNodeType(type)) return at(`invalid type ${JSON.stringify(type)}`);

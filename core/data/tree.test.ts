@@ -125,13 +125,16 @@ describe('decodeTree', () => {
   const wrap = (node: string) => `{"nodes":[${node}]}\n`;
   const base = '"type":"file","mtime":"2020-09-13T12:26:40Z","atime":"2020-09-13T12:26:40Z","ctime":"2020-09-13T12:26:40Z","uid":0,"gid":0,"content":[]';
 
+  it('keeps a node with an empty or missing name, and its siblings (refused later, where names become paths)', () => {
+    const tree = decodeTree(new TextEncoder().encode(`{"nodes":[{"name":"",${base}},{${base}},{"name":"ok",${base}}]}\n`));
+    expect(tree.nodes.map((n) => n.name)).toEqual(['', '', 'ok']);
+  });
+
   it.each([
     ['not JSON', '{"nodes":[', /not valid JSON/],
     ['not an object', '[]', /not a JSON object/],
     ['nodes not an array', '{"nodes":{}}', /not an array/],
     ['node not an object', '{"nodes":[1]}', /not an object/],
-    ['missing name', wrap(`{${base}}`), /without a name/],
-    ['empty name', wrap(`{"name":"",${base}}`), /without a name/],
     ['name with a bad Go escape', wrap(`{"name":"a\\\\q",${base}}`), /Go-quoted/],
     ['name with a raw quote', wrap(`{"name":"a\\"b",${base}}`), /Go-quoted/],
     ['unknown type', wrap(`{"name":"x",${base.replace('"file"', '"door"')}}`), /invalid type/],

@@ -18,6 +18,9 @@ import { encodeBlob } from '../repository/blob-codec';
 import { hashID } from '../id';
 import type { IndexPack } from '../index/index-file';
 import type { FileWriter, RestoreTarget } from './target';
+import { writeHostileSnapshot } from '../../test/helpers/hostile-repo';
+import { loadSnapshot } from '../repository/snapshots';
+import { nameProblem } from '../data/node-name';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -331,6 +334,29 @@ describe('restorer', () => {
       expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual([['/broken', 'BAD_TREE'], ['/hollow', 'BAD_TREE']]);
       expect(target.text('fine.txt')).toBe('fine\n');
       expect(target.files.has('broken')).toBe(false);
+    });
+
+    it('refuses nodes whose names are not one path component, and restores the rest', async () => {
+      const { repo } = await memRepo();
+      const id = await writeHostileSnapshot(repo, [
+        { name: '..', type: 'dir', children: [{ name: 'up.txt', type: 'file', data: 'up' }] },
+        { name: '../../escape.txt', type: 'file', data: 'esc' },
+        { name: 'good.txt', type: 'file', data: 'good' },
+        { name: 'lnk', type: 'symlink', target: '/tmp' },
+        { name: 'lnk', type: 'dir', children: [{ name: 'planted.txt', type: 'file', data: 'p' }] },
+        { name: 'sub', type: 'dir', children: [{ name: '', type: 'file', data: 'e' }, { name: '.', type: 'dir', children: [] }, { name: 'x\0', type: 'file', data: 'n' }, { name: 'deep.txt', type: 'file', data: 'deep' }] },
+      ]);
+      const { target, result } = await runRestore(repo, (await loadSnapshot(repo, id)).tree);
+      const touched = target.events.map((e) => e.slice(e.indexOf(' ') + 1)).filter((p) => p !== '');
+      expect(touched.filter((p) => p.split('/').some((c) => nameProblem(c)))).toEqual([]);
+      expect(target.text('good.txt')).toBe('good');
+      expect(target.text('sub/deep.txt')).toBe('deep');
+      expect(target.links.get('lnk')).toBe('/tmp');
+      expect([...target.files.keys()].sort()).toEqual(['good.txt', 'sub/deep.txt']);
+      expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual(
+        [['/".."', 'INVALID_NAME'], ['/"../../escape.txt"', 'INVALID_NAME'], ['/"lnk"', 'INVALID_NAME'], ['/sub/""', 'INVALID_NAME'], ['/sub/"."', 'INVALID_NAME'], ['/sub/"x\\u0000"', 'INVALID_NAME']].sort(),
+      );
+      expect(result.errors.find((e) => e.path === '/"lnk"')!.message).toMatch(/appears twice/);
     });
 
     it('cancelling stops the restore with ABORTED', async () => {

@@ -16,6 +16,7 @@ import { Semaphore } from '../backend/limit';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { childMayMatchAny, matchAny, type Pattern } from '../util/pattern';
 import { walk } from '../walker';
+import { invalidNameError } from '../data/node-name';
 import type { FileWriter, RestoreTarget } from './target';
 
 export interface RestoreOptions {
@@ -188,6 +189,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
     signal,
     enter: (item) => !refused.has(item.path.join('/')) && (selected(item.path) || mayDescend(item.path)),
     onTreeError: (path, _id, e) => fail(path, e),
+    onInvalidName: (dir, node, problem) => fail([...dir, JSON.stringify(node.name)], invalidNameError(dir, node.name, problem)),
   });
   for await (const { path, node } of walker) {
     throwIfAborted(signal);

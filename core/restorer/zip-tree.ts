@@ -9,6 +9,7 @@ import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
 import { walk, type WalkItem } from '../walker';
+import { assertSafePath, invalidNameError } from '../data/node-name';
 import { contentSize } from './file-stream';
 import { knownCrc, lookahead } from './lookahead';
 import type { PackDecoder, RestoreError, RestoreResult } from './restorer';
@@ -51,7 +52,12 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
       ? (async function* () {
           yield { path: [root.node.name], node: root.node };
         })()
-      : walk(repo, root.tree, { signal, onTreeError: (p, _id, e) => fail('/' + p.join('/'), e) }, root.name ? [root.name] : []);
+      : walk(repo, root.tree, {
+          signal,
+          onTreeError: (p, _id, e) => fail('/' + p.join('/'), e),
+          onInvalidName: (dir, node, problem) => fail('/' + [...dir, JSON.stringify(node.name)].join('/'), invalidNameError(dir, node.name, problem)),
+        }, root.name ? [root.name] : []);
+  assertSafePath(root.kind === 'node' ? [root.node.name] : root.name ? [root.name] : []);
   for await (const { node } of items()) {
     if (node.type !== 'file') continue;
     progress.total.files++;
@@ -96,7 +102,9 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   }
   if (errors.length > 0) {
     const text = ['Cairn could not read these files; they are missing or incomplete in this archive:', '', ...errors.map((e) => `${e.path}\t${e.code}\t${e.message}`), ''].join('\n');
-    await zip.file('CAIRN-ERRORS.txt', { mtime: new Date() }, undefined, [new TextEncoder().encode(text)]);
+    let name = 'CAIRN-ERRORS.txt';
+    for (let i = 1; zip.has(name); i++) name = `CAIRN-ERRORS-${i}.txt`;
+    await zip.file(name, { mtime: new Date() }, undefined, [new TextEncoder().encode(text)]);
   }
   await zip.finish();
   progress.phase = 'done';

@@ -167,6 +167,26 @@ describe('ZipWriter', () => {
     expect(py.map((e) => [e[0], e[1]])).toEqual([['ok.txt', 2], ['bad.bin', 3], ['after.txt', 1]]);
   });
 
+  it.each([
+    ['../x'], ['a/../x'], ['/abs'], ['C:/win'], ['a\\..\\x'], ['a//b'], ['nul\0'], ['lnk/under'], ['dup'],
+  ])('refuses the entry name %j with INVALID_NAME and writes nothing for it', async (name) => {
+    const chunks: Uint8Array[] = [];
+    const zip = new ZipWriter((c) => void chunks.push(c.slice()));
+    const mtime = new Date(2020, 0, 1);
+    await zip.symlink('lnk', { mtime }, '/etc');
+    await zip.file('dup', { mtime }, 1, [new Uint8Array([1])]);
+    const before = Buffer.concat(chunks).length;
+    await expect(zip.file(name, { mtime }, 1, [new Uint8Array([1])])).rejects.toMatchObject({ code: 'INVALID_NAME' });
+    await expect(zip.directory(name, { mtime })).rejects.toMatchObject({ code: 'INVALID_NAME' });
+    expect(Buffer.concat(chunks).length).toBe(before);
+  });
+
+  it('takes names with dots and backslashes that stay inside the folder', async () => {
+    const zip = new ZipWriter(() => {});
+    const mtime = new Date(2020, 0, 1);
+    for (const name of ['..x', 'x..', 'a/...', 'back\\slash', 'lnk2/x']) await zip.file(name, { mtime }, 0, []);
+  });
+
   it('clamps DOS dates before 1980', () => {
     expect(dosDateTime(new Date(1970, 0, 1))).toEqual({ time: 0, date: 33 });
   });

@@ -8,6 +8,8 @@ import { encodeBlob } from '../repository/blob-codec';
 import { PackerManager } from '../repository/packer-manager';
 import type { Repository } from '../repository/repository';
 import { loadTree, lookupPath, splitPath, walk } from '.';
+import { writeHostileSnapshot } from '../../test/helpers/hostile-repo';
+import { loadSnapshot } from '../repository/snapshots';
 
 const T = GoTime.parse('2024-01-01T00:00:00Z');
 const file = (name: string): Node => ({ name, type: 'file', mtime: T, atime: T, ctime: T, uid: 0, gid: 0, size: 0, content: [] });
@@ -84,6 +86,48 @@ describe('walker', () => {
     ctl.abort();
     const e = await paths(walk(repo, root, { signal: ctl.signal, onTreeError: () => {} })).catch((x: unknown) => x);
     expect(isCairnError(e, 'ABORTED')).toBe(true);
+  });
+
+  describe('names that cannot be one path component', () => {
+    const hostile = async () => {
+      const { repo } = await memRepo();
+      const id = await writeHostileSnapshot(repo, [
+        { name: 'd', type: 'dir', children: [{ name: '..', type: 'file', data: 'x' }, { name: 'ok', type: 'file', data: 'ok' }] },
+        { name: 'lnk', type: 'symlink', target: '/etc' },
+        { name: 'lnk', type: 'dir', children: [{ name: 'planted', type: 'file', data: 'p' }] },
+        { name: '', type: 'file', data: 'e' },
+        { name: 'a/b', type: 'file', data: 's' },
+        { name: 'n\0ul', type: 'file', data: 'n' },
+        { name: '.', type: 'dir', children: [] },
+      ]);
+      return { repo, root: (await loadSnapshot(repo, id)).tree };
+    };
+
+    it('go to onInvalidName with their folder and are neither yielded nor entered; the rest is walked', async () => {
+      const { repo, root } = await hostile();
+      const refused: string[] = [];
+      const got = await paths(walk(repo, root, { onInvalidName: (dir, node, problem) => refused.push(`${dir.join('/')}|${JSON.stringify(node.name)}|${problem}`) }));
+      expect(got).toEqual(['d', 'd/ok', 'lnk']);
+      expect(refused.sort()).toEqual(['d|".."|dot-dot', '|""|empty', '|"."|dot', '|"a/b"|slash', '|"lnk"|repeated', '|"n\\u0000ul"|nul'].sort());
+    });
+
+    it('end the walk with INVALID_NAME when nobody takes them, even past onTreeError', async () => {
+      const { repo, root } = await hostile();
+      const e = await paths(walk(repo, root, { onTreeError: () => {} })).catch((x: unknown) => x);
+      expect(isCairnError(e, 'INVALID_NAME')).toBe(true);
+    });
+
+    it('are yielded as they are with anyName (listings)', async () => {
+      const { repo, root } = await hostile();
+      expect(await paths(walk(repo, root, { anyName: true, enter: () => false }))).toHaveLength(7);
+    });
+
+    it('never match in lookupPath', async () => {
+      const { repo, root } = await hostile();
+      expect(await lookupPath(repo, root, ['d', '..'])).toBeUndefined();
+      expect(await lookupPath(repo, root, ['a/b'])).toBeUndefined();
+      expect((await lookupPath(repo, root, ['lnk']))!.type).toBe('symlink');
+    });
   });
 
   it('lookupPath finds nodes by components', async () => {

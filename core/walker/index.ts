@@ -3,6 +3,7 @@
 
 import { CairnError } from '../errors';
 import { decodeTree, type Node, type Tree } from '../data';
+import { invalidNameError, nameProblem, partitionByName, type NameProblem } from '../data/node-name';
 import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 
@@ -18,6 +19,26 @@ export interface WalkOptions {
   enter?: (item: WalkItem) => boolean;
   /** Called for trees that cannot be loaded; without it the walk throws. */
   onTreeError?: (path: string[], treeID: ID, e: unknown) => void;
+  /**
+   * Walks that turn names into paths (restore, ZIP, dump) never see a node whose name could
+   * not be one path component inside its folder (core/data/node-name.ts): each is handed here
+   * with its folder's path instead, and the walk goes on. Without it such a node ends the walk
+   * with INVALID_NAME, unless `anyName` is set.
+   */
+  onInvalidName?: (dir: string[], node: Node, problem: NameProblem) => void;
+  /** Yields every node whatever its name: for walks that write nothing (ls, stats, check). */
+  anyName?: boolean;
+}
+
+/** The nodes of one tree this walk yields, in the tree's order. */
+function yieldable(nodes: Node[], dir: string[], opts: WalkOptions): Node[] {
+  if (opts.anyName) return nodes;
+  const { valid, refused } = partitionByName(nodes);
+  for (const { node, problem } of refused) {
+    if (!opts.onInvalidName) throw invalidNameError(dir, node.name, problem);
+    opts.onInvalidName(dir, node, problem);
+  }
+  return valid;
 }
 
 export async function loadTree(repo: Repository, id: ID, signal?: AbortSignal): Promise<Tree> {
@@ -36,9 +57,9 @@ export async function* walk(repo: Repository, treeID: ID, opts: WalkOptions = {}
   const open: { nodes: Node[]; at: number; path: string[] }[] = [];
   const enter = async (id: ID, path: string[]) => {
     try {
-      open.push({ nodes: (await loadTree(repo, id, opts.signal)).nodes, at: 0, path });
+      open.push({ nodes: yieldable((await loadTree(repo, id, opts.signal)).nodes, path, opts), at: 0, path });
     } catch (e) {
-      if (!opts.onTreeError || (e instanceof CairnError && e.code === 'ABORTED')) throw e;
+      if (!opts.onTreeError || (e instanceof CairnError && (e.code === 'ABORTED' || e.code === 'INVALID_NAME'))) throw e;
       opts.onTreeError(path, id, e);
     }
   };
@@ -56,12 +77,16 @@ export async function* walk(repo: Repository, treeID: ID, opts: WalkOptions = {}
   }
 }
 
-/** Finds the node at `path` (components) below a tree; undefined if absent. */
+/**
+ * Finds the node at `path` (components) below a tree; undefined if absent. A component that
+ * could not be a path component never matches, and a repeated name matches its first node
+ * (the one a restore writes).
+ */
 export async function lookupPath(repo: Repository, treeID: ID, path: string[], signal?: AbortSignal): Promise<Node | undefined> {
   let id: ID | undefined = treeID;
   let node: Node | undefined;
   for (const name of path) {
-    if (!id) return undefined;
+    if (!id || nameProblem(name)) return undefined;
     const tree = await loadTree(repo, id, signal);
     node = tree.nodes.find((n) => n.name === name);
     if (!node) return undefined;

@@ -36,6 +36,7 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   BAD_INDEX: ['Damaged index', 'An index file in the repository is damaged. `restic repair index` can rebuild it.'],
   BAD_SNAPSHOT: ['Damaged snapshot', 'A snapshot file could not be read.'],
   BAD_TREE: ['Damaged folder listing', 'A folder listing inside the snapshot could not be read.'],
+  INVALID_NAME: ['Unsafe name left out', 'A folder listing in this snapshot names an entry in a way that could write outside the chosen folder (“..”, a slash, an empty or repeated name). That entry was not restored; everything else was. The snapshot may have been written by someone trying to plant files.'],
   BLOB_NOT_FOUND: ['Missing data', 'The snapshot refers to data the repository does not have. It may be incomplete.'],
   HASH_MISMATCH: ['Data failed its integrity check', 'Restored data did not match its checksum, so it was not written.'],
   DECOMPRESS_FAILED: ['Damaged data', 'Compressed data in the repository could not be unpacked.'],

@@ -8,9 +8,15 @@ import type { ID } from '../../core/id';
 import type { DiffEntry, NodeView, SearchHit, VersionView } from '../api';
 import type { Session } from './session';
 import { byDirThenName, nodeView } from './views';
+import { assertSafePath } from '../../core/data/node-name';
 
-/** The node at `path` below a tree (undefined when absent). */
+/**
+ * The node at `path` below a tree (undefined when absent). A name that could not be a path
+ * component (a hostile tree's `..`, say) is refused with INVALID_NAME: it is listed, but nothing
+ * is restored or downloaded from it. A repeated name resolves to its first node.
+ */
 async function nodeAt(s: Session, tree: ID, path: string[], signal?: AbortSignal): Promise<Node | undefined> {
+  assertSafePath(path);
   let id: ID | undefined = tree;
   let node: Node | undefined;
   for (const name of path) {

@@ -6,6 +6,7 @@
 
 import { domError } from '../../core/backend/fsa';
 import { CairnError } from '../../core/errors';
+import { assertSafePath } from '../../core/data/node-name';
 import type { FileWriter, RestoreTarget } from '../../core/restorer/target';
 import { filesMade } from '../source/file-garbage';
 
@@ -50,6 +51,7 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
   const dirs = new Map<string, Promise<FileSystemDirectoryHandle>>([['', Promise.resolve(root)]]);
   const dirOf = (path: string[]): Promise<FileSystemDirectoryHandle> => {
     const key = path.join('/');
+    if (!dirs.has(key)) assertSafePath(path);
     let d = dirs.get(key);
     if (!d) {
       d = dirOf(path.slice(0, -1)).then((parent) => at(parent.getDirectoryHandle(path[path.length - 1]!, { create: true }), path));
@@ -121,6 +123,7 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
       await dirOf(path);
     },
     async createFile(path, size): Promise<FileWriter> {
+      assertSafePath(path);
       const dir = await dirOf(path.slice(0, -1));
       const handle = await at(dir.getFileHandle(path[path.length - 1]!, { create: true }), path);
       // Reachable until it is open: Chromium 156 let the garbage collector take a file handle

@@ -1,0 +1,73 @@
+// The folders of a restore target that are known to be real directories below its root, so
+// that every path the restore writes resolves inside the root. A path is only ever handed to
+// the kernel once each of its folders was made here or checked with lstat (not a symlink):
+// a symlink restored earlier, or one already in the target, is never followed (restic's
+// restorer checks each parent the same way and removes a non-directory in a folder's place).
+// Names are checked as path components first (core/data/node-name.ts).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { assertSafePath } from '../../core/data/node-name';
+
+export class ConfinedDirs {
+  readonly #root: string;
+  /** Folders (components joined by '/') known to be real directories; '' is the root. */
+  readonly #known = new Set<string>();
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /** The absolute path of `p` (components below the root), its components checked. */
+  abs(p: readonly string[]): string {
+    assertSafePath(p);
+    return path.join(this.#root, ...p);
+  }
+
+  /** Makes `dir` and its ancestors real directories (mode 0700 until their metadata is set). */
+  ensure(dir: readonly string[]): void {
+    if (!this.#known.has('')) {
+      fs.mkdirSync(this.#root, { recursive: true, mode: 0o700 });
+      this.#known.add('');
+    }
+    if (dir.length === 0) return;
+    assertSafePath(dir);
+    if (this.#known.has(dir.join('/'))) return;
+    for (let i = 1; i <= dir.length; i++) {
+      const key = dir.slice(0, i).join('/');
+      if (this.#known.has(key)) continue;
+      this.#makeReal(path.join(this.#root, ...dir.slice(0, i)));
+      this.#known.add(key);
+    }
+  }
+
+  /** The absolute path of `p`, every folder above it made real first. */
+  inside(p: readonly string[]): string {
+    this.ensure(p.slice(0, -1));
+    return this.abs(p);
+  }
+
+  /** Whether `dir` was made or checked here (a directory whose metadata may be set). */
+  isReal(dir: readonly string[]): boolean {
+    return this.#known.has(dir.join('/'));
+  }
+
+  /** Forgets `p` (a symlink or file now stands there) and everything checked below it. */
+  replaced(p: readonly string[]): void {
+    const key = p.join('/');
+    if (!this.#known.has(key)) return;
+    for (const k of this.#known) if (k === key || k.startsWith(key + '/')) this.#known.delete(k);
+  }
+
+  #makeReal(abs: string): void {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(abs);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    if (st?.isDirectory()) return;
+    if (st) fs.unlinkSync(abs); // a file or symlink where a folder goes: removed, never followed
+    fs.mkdirSync(abs, { mode: 0o700 });
+  }
+}
