@@ -12,6 +12,9 @@ bash scripts/ensure-deps.sh
 echo "== typecheck"
 npm run --silent typecheck
 
+echo "== lint (ESLint, Prettier)"
+npm run --silent lint
+
 echo "== build"
 node scripts/build-cli.mjs --quiet
 [ -f vite.config.ts ] && npm run --silent build:app

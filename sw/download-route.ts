@@ -32,6 +32,7 @@ export function contentDisposition(filename: string): string {
  * makes it collect (as core/util/garbage.ts does for the engine's threads; sw/ stands alone).
  */
 let handed = 0;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- written, never read: that is the point
 let nudge: ArrayBuffer | undefined;
 function handedOn(bytes: number): void {
   handed += bytes;
@@ -60,7 +61,12 @@ export function downloadResponse(id: string): Response {
     {
       async pull(controller) {
         const m = await pull(p.port);
-        if (m.type === 'chunks') for (const b of m.list) (controller.enqueue(b), handedOn(b.buffer.byteLength));
+        if (m.type === 'chunks') {
+        for (const b of m.list) {
+          controller.enqueue(b);
+          handedOn(b.buffer.byteLength);
+        }
+      }
         else if (m.type === 'end') controller.close();
         else controller.error(new Error(m.message));
       },
@@ -86,7 +92,11 @@ export function installDownloadRoute(scope: ServiceWorkerGlobalScope): void {
     if (m?.type !== 'cairn-download' || !m.id || !ev.ports[0]) return;
     // Tickets are used within seconds; stale ones are dropped.
     const now = Date.now();
-    for (const [k, v] of pending) if (now - v.at > 5 * 60_000) (v.port.close(), pending.delete(k));
+    for (const [k, v] of pending) {
+    if (now - v.at <= 5 * 60_000) continue;
+    v.port.close();
+    pending.delete(k);
+  }
     pending.set(m.id, { port: ev.ports[0], filename: m.filename ?? 'download', size: m.size, at: now });
     ev.ports[1]?.postMessage({ type: 'ready', id: m.id });
   });

@@ -128,7 +128,7 @@ describe('chunker against restic', () => {
           files,
         };
         // one line per chunk and per data spec
-        const text = JSON.stringify(fixture, null, 2).replace(/\{\n\s+("(?:length|kind)"[^{}\[\]]*?)\n\s+\}/g, (_m, body: string) => `{ ${body.replace(/,\n\s+/g, ', ')} }`);
+        const text = JSON.stringify(fixture, null, 2).replace(/\{\n\s+("(?:length|kind)"[^{}[\]]*?)\n\s+\}/g, (_m, body: string) => `{ ${body.replace(/,\n\s+/g, ', ')} }`);
         await writeFile(FIXTURE, text + '\n');
       }
     } finally {

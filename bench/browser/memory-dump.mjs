@@ -55,7 +55,7 @@ async function dump(label) {
 /** MEMDUMP_SMAPS=1: each renderer's PSS and its mappings of 4 MiB or more, from /proc. */
 function smaps() {
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let cmd = '';
+    let cmd;
     try {
       cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {

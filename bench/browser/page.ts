@@ -176,7 +176,12 @@ const bench = {
       });
       // As the service worker does: the chunks it hands on (each with its whole buffer, small ones
       // too) are garbage it must have collected.
-      if (m.type === 'chunks') for (const b of m.list!) (bytes += b.length, smallGarbageMade(b.buffer.byteLength));
+      if (m.type === 'chunks') {
+        for (const b of m.list!) {
+          bytes += b.length;
+          smallGarbageMade(b.buffer.byteLength);
+        }
+      }
       else if (m.type === 'end') break;
       else throw new Error(m.message ?? 'download failed');
     }

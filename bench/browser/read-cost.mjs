@@ -4,7 +4,6 @@
 // Warm the page cache first (e.g. `cat` the files), or the first pass also waits on the disk.
 //
 //   node bench/browser/read-cost.mjs [folder]
-import fs from 'node:fs';
 import { chromiumCpuSeconds, launchChromium, serve } from '../lib/chromium.mjs';
 const W = `
 const PIECE = 1 << 20;

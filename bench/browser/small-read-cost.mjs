@@ -10,7 +10,7 @@
 //
 //   node bench/browser/small-read-cost.mjs [folder] [method,…]
 import fs from 'node:fs';
-import { chromiumCpuSeconds, launchChromium, serve } from '../lib/chromium.mjs';
+import { chromiumCpuSeconds, serve } from '../lib/chromium.mjs';
 const W = `
 self.onmessage = async (e) => {
   const m = e.data;

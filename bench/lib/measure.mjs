@@ -49,7 +49,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export async function waitForQuiet({ maxWait = 120, threshold = 0.5 } = {}) {
   const t0 = Date.now();
-  let busy = 0;
+  let busy;
   for (;;) {
     const a = cpuStat();
     await sleep(1000);

@@ -40,6 +40,7 @@ function decodeMap(file) {
       if (vals.length >= 4) {
         src += vals[1];
         oline += vals[2];
+        // eslint-disable-next-line @typescript-eslint/no-unused-vars -- VLQ state: every field is relative to its last value
         ocol += vals[3];
         segs.push([gcol, src, oline]);
       }

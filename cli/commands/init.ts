@@ -25,6 +25,7 @@ export async function run(ctx: Context): Promise<number> {
   const backend = await openBackend(spec, { create: true });
   const owner = localOwner();
   const repo = await Repository.init(backend, password, { owner, version, kdf: ctx.g.env.CAIRN_TEST_KDF === '1' ? TEST_KDF : DEFAULT_KDF });
+  // eslint-disable-next-line no-useless-assignment -- the password is not kept reachable longer than needed
   password = '';
   if (ctx.g.json) {
     ctx.out.stdout(JSON.stringify({ message_type: 'initialized', id: repo.config.id, repository: backend.location }) + '\n');

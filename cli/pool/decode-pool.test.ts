@@ -27,7 +27,10 @@ describe('nodeDecodePool', () => {
     expect(blobs[1]!.uncompressedLength).toBeGreaterThan(0); // the text went through zstd
     const pack = new Uint8Array(20 << 20); // a pooled buffer, larger than the range
     let at = 0;
-    for (const p of parts) (pack.set(p, at), (at += p.length));
+    for (const p of parts) {
+    pack.set(p, at);
+    at += p.length;
+  }
     pack[blobs[2]!.offset + 40]! ^= 1; // the third blob is damaged
 
     // The bundled worker (npm test builds dist/cli first): worker threads cannot load .ts.

@@ -42,7 +42,6 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
     };
     const { url, execArgv } = workerEntry();
     const workers = Array.from({ length: count }, () => new Worker(fileURLToPath(url), { workerData: init, execArgv }));
-    let tp: ReturnType<typeof threadPool> | undefined;
     try {
       await Promise.all(
         workers.map(
@@ -58,7 +57,7 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
       throw e;
     }
     const threads: SaverThread[] = workers.map((w) => ({ post: (m) => w.postMessage(m), terminate: () => w.terminate() }));
-    tp = threadPool(threads, hooks, { queuePerThread: opts.queuePerThread, signal });
+    const tp = threadPool(threads, hooks, { queuePerThread: opts.queuePerThread, signal });
     workers.forEach((w, i) => {
       w.on('message', (m: FromWorker) => {
         if (m.type !== 'ready' && m.type !== 'initError') tp!.receive(i, m);

@@ -179,6 +179,7 @@ describe('archiver', () => {
     const reader = {
       read: (ref: unknown, size: number) => {
         if (typeof ref === 'string' && ref.startsWith('stale:')) {
+          // eslint-disable-next-line require-yield -- a read that fails before its first piece
           return (async function* () {
             throw new CairnError('SOURCE_READ', `${ref}: cannot be read (changed or locked since it was picked)`, { detail: { domError: 'NotReadableError' } });
           })();

@@ -245,8 +245,16 @@ export function threadPool(threads: SaverThread[], hooks: PoolHooks, opts: { que
   const died = (i: number, e: unknown) => {
     if (closing) return;
     fatal ??= e instanceof CairnError ? e : new CairnError('INTERNAL', `file saver thread failed: ${(e as Error)?.message ?? e}`, { cause: e });
-    for (const [id, j] of jobs) if (j.thread === i) (jobs.delete(id), j.reject(fatal));
-    for (const [id, f] of flushes) if (f.thread === i) (flushes.delete(id), f.reject(fatal));
+    for (const [id, j] of jobs) {
+      if (j.thread !== i) continue;
+      jobs.delete(id);
+      j.reject(fatal);
+    }
+    for (const [id, f] of flushes) {
+      if (f.thread !== i) continue;
+      flushes.delete(id);
+      f.reject(fatal);
+    }
   };
 
   const pool: FileSaverPool = {

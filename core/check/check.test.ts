@@ -4,7 +4,7 @@ import { MemSource } from '../../test/helpers/mem-source';
 import type { Backend } from '../backend/backend';
 import { encodeSnapshot, GoTime } from '../data';
 import { hashID } from '../id';
-import { encodeIndex, type IndexPack } from '../index/index-file';
+import type { IndexPack } from '../index/index-file';
 import { encodeBlob } from '../repository/blob-codec';
 import { PackerManager } from '../repository/packer-manager';
 import type { Repository } from '../repository/repository';

@@ -171,7 +171,10 @@ async function checkPackData(
   const byOffset = [...listed].sort((a, b) => a.offset - b.offset);
   for (let i = 1; i < byOffset.length; i++) {
     const prev = byOffset[i - 1]!, cur = byOffset[i]!;
-    if (cur.offset < prev.offset + prev.length) (overlaps.add(prev), overlaps.add(cur));
+    if (cur.offset < prev.offset + prev.length) {
+        overlaps.add(prev);
+        overlaps.add(cur);
+      }
   }
   for (const b of listed) {
     try {

@@ -14,7 +14,7 @@ import { goQuote, goQuoteBody, goUnquote, GoSyntaxError } from './go-quote';
 import { GoTime } from './go-time';
 import { RFC3339_MAX_LENGTH, writeRfc3339 } from './rfc3339';
 import { JsonWriter } from './json-writer';
-import { FieldReader, isId, type Fail } from './json-fields';
+import { FieldReader, type Fail } from './json-fields';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-reader';
 import { byteOrderKey, isValidUtf8, utf8DecodeGo, utf8Encode } from './utf8';
 

@@ -54,7 +54,7 @@ describe('config', () => {
     ['version missing', { id: ID, chunker_polynomial: '3da3358b4dc173' }],
     ['id missing', { version: 2, chunker_polynomial: '3da3358b4dc173' }],
     ['polynomial missing', { version: 2, id: ID }],
-    ['polynomial as a number', { version: 2, id: ID, chunker_polynomial: 0x3da3358b4dc173 }],
+    ['polynomial as a number', { version: 2, id: ID, chunker_polynomial: 123456789 }],
     ['polynomial not hex', { version: 2, id: ID, chunker_polynomial: 'xyz' }],
     ['polynomial of 17 hex digits', { version: 2, id: ID, chunker_polynomial: '1' + '0'.repeat(16) }],
     ['reducible polynomial', { version: 2, id: ID, chunker_polynomial: '3da3358b4dc172' }],

@@ -233,7 +233,7 @@ describe('lookahead', () => {
   });
 
   it('keeps what it reads ahead within the byte budget (one blob larger than it still loads)', async () => {
-    const { repo, tree, backend } = await fixture();
+    const { tree, backend } = await fixture();
     let ahead = 0;
     let most = 0;
     const be = withLoad(backend, async (h, o) => {

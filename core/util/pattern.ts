@@ -103,7 +103,7 @@ function escapeRe(c: string): string {
 }
 
 function escapeClass(c: string): string {
-  return c.replace(/[\\\]\[^-]/g, '\\$&');
+  return c.replace(/[\\\][^-]/g, '\\$&');
 }
 
 /** Do `parts[pi..]` match a prefix of `path[si..]`? */

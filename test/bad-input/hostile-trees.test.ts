@@ -111,7 +111,7 @@ describe('restoring a hostile tree', () => {
     const r = await restic(['-r', repo, 'check', '--read-data']);
     const c = await cairn(['-r', repo, 'check', '--read-data']);
     expect(r.code).toBe(1);
-    expect(r.stderr.match(/^  tree .*$/gm)).toEqual([expect.stringMatching(/node with empty name$/)]);
+    expect(r.stderr.match(/^ {2}tree .*$/gm)).toEqual([expect.stringMatching(/node with empty name$/)]);
     expect(c.code).toBe(1);
     expect(c.stderr.match(/tree \w+.*$/gm)).toEqual([expect.stringMatching(/node with empty name$/)]);
   });

@@ -53,7 +53,7 @@ export async function startS3(opts: StartOptions = {}): Promise<S3Server> {
     await run(join(scripts, 'start.sh'), args, { env: { ...process.env, CI: 'true' }, timeout: 180_000 });
   } catch (e) {
     const err = e as { stderr?: string; message: string };
-    throw new Error(`scripts/s3/start.sh failed: ${err.stderr || err.message}`);
+    throw new Error(`scripts/s3/start.sh failed: ${err.stderr || err.message}`, { cause: e });
   }
   const env = await readEnv(join(dir, 'env.json'));
   let stopped = false;

@@ -47,7 +47,7 @@ async function finish(loc: RepoLocation, repo: Repository, cached: CachedBackend
     await cached.adoptRepository(repo.config.id);
     repo.blobCache = treeCache(repo.config.id, cached.stats);
   }
-  let remembered = false;
+  let remembered: boolean;
   if (opts.remember) {
     await remember(key, repo.config.id, repo.key, repo.keyID, loc.kind === 's3' ? loc.auth : undefined);
     remembered = true;
