@@ -23,19 +23,43 @@ const cfg = loadConfig();
 const started = Date.now();
 const log = (s) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${s}\n`);
 const needDatasets = cfg.sections.some((s) => ['macro', 'dedup', 'profile'].includes(s)) || cfg.sections.includes('micro');
-const dsWanted = [...new Set([...cfg.datasets, ...(cfg.sections.includes('dedup') ? ['d3'] : []), ...(cfg.sections.includes('profile') ? ['d1'] : []), ...(cfg.sections.includes('micro') ? ['d1'] : [])])];
+const dsWanted = [
+  ...new Set([
+    ...cfg.datasets,
+    ...(cfg.sections.includes('dedup') ? ['d3'] : []),
+    ...(cfg.sections.includes('profile') ? ['d1'] : []),
+    ...(cfg.sections.includes('micro') ? ['d1'] : []),
+  ]),
+];
 
 const result = {
   schema: 'cairn-bench/1',
   date: new Date().toISOString(),
-  command: `npm run bench (${Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_')).map(([k, v]) => `${k}=${v}`).join(' ') || 'defaults'})`,
-  config: { scale: cfg.scale, runs: cfg.runs, datasets: cfg.datasets, tools: cfg.tools, targets: cfg.targets, phases: cfg.phases, sections: cfg.sections, verify: cfg.verify },
+  command: `npm run bench (${
+    Object.entries(process.env)
+      .filter(([k]) => k.startsWith('BENCH_'))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') || 'defaults'
+  })`,
+  config: {
+    scale: cfg.scale,
+    runs: cfg.runs,
+    datasets: cfg.datasets,
+    tools: cfg.tools,
+    targets: cfg.targets,
+    phases: cfg.phases,
+    sections: cfg.sections,
+    verify: cfg.verify,
+  },
   machine: machineInfo(cfg),
   unavailable: [],
 };
 const cleanups = [];
 const cleanup = async () => {
-  while (cleanups.length) await cleanups.pop()().catch?.(() => {});
+  while (cleanups.length)
+    await cleanups
+      .pop()()
+      .catch?.(() => {});
 };
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.once(sig, async () => {
@@ -88,14 +112,22 @@ async function runMicro(datasets) {
   const runs = Number(process.env.BENCH_MICRO_RUNS ?? 5);
   const mib = Number(process.env.BENCH_MICRO_MIB ?? 64);
   const { textFile, randomFile, textBytes } = microInputs(datasets, mib);
-  const micro = { runs, mib, corpus: { text: `D1 text files concatenated (${(textBytes / 2 ** 20).toFixed(1)} MiB, repeated to ${mib} MiB if shorter)`, random: 'AES-CTR keystream' } };
+  const micro = {
+    runs,
+    mib,
+    corpus: { text: `D1 text files concatenated (${(textBytes / 2 ** 20).toFixed(1)} MiB, repeated to ${mib} MiB if shorter)`, random: 'AES-CTR keystream' },
+  };
   await waitForQuiet({ maxWait: Number(process.env.BENCH_QUIET_WAIT ?? 15) });
   log(`micro: Node (${mib} MiB × ${runs} runs per stage) ...`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/micro/node.ts'), '--runs', String(runs), '--mib', String(mib), '--text', textFile, '--json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'bench/micro/node.ts'), '--runs', String(runs), '--mib', String(mib), '--text', textFile, '--json'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   if (r.status !== 0) micro.node = { error: `exit ${r.status}` };
   else micro.node = JSON.parse(r.stdout.trim().split('\n').pop());
   if (cfg.tools.includes('chromium')) {
@@ -132,7 +164,11 @@ async function main() {
   fs.rmSync(cli, { recursive: true, force: true });
   fs.cpSync(path.dirname(cfg.cairn), cli, { recursive: true });
   cfg.cairn = path.join(cli, 'cairn.mjs');
-  result.machine.cairnBundleSha256 = createHash('sha256').update(fs.readFileSync(cfg.cairn)).update(fs.readFileSync(path.join(cli, 'file-saver-worker.mjs'))).digest('hex').slice(0, 16);
+  result.machine.cairnBundleSha256 = createHash('sha256')
+    .update(fs.readFileSync(cfg.cairn))
+    .update(fs.readFileSync(path.join(cli, 'file-saver-worker.mjs')))
+    .digest('hex')
+    .slice(0, 16);
   if (needDatasets) checkDisk();
   const datasets = needDatasets ? ensureDatasets(cfg, dsWanted, log) : {};
   result.datasets = Object.fromEntries(Object.entries(datasets).map(([k, v]) => [k, { ...v, dir: path.relative(ROOT, v.dir) }]));
@@ -168,7 +204,9 @@ async function main() {
       const sup = await cairn.s3Support(probeUrl);
       if (sup.ok) toolsByTarget.s3.push(cairn);
       else {
-        result.unavailable.push(`cairn on S3: the CLI cannot open s3: repositories yet (cli/adapters/s3.ts: "${sup.reason}"); the column runs as soon as it can`);
+        result.unavailable.push(
+          `cairn on S3: the CLI cannot open s3: repositories yet (cli/adapters/s3.ts: "${sup.reason}"); the column runs as soon as it can`,
+        );
         log(`S3: cairn not available: ${sup.reason}`);
       }
     }

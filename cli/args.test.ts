@@ -52,7 +52,7 @@ describe('parseArgs (pflag behaviour)', () => {
     expect(parse('-rqv').flags).toEqual({ repo: 'qv' });
   });
 
-  it('booleans take =value with Go\'s ParseBool spellings of false', () => {
+  it("booleans take =value with Go's ParseBool spellings of false", () => {
     for (const f of ['false', '0', 'f', 'F', 'FALSE', 'False']) expect(parse(`--json=${f}`).flags.json).toBe(false);
     for (const t of ['true', '1', 't', 'T', 'TRUE']) expect(parse(`--json=${t}`).flags.json).toBe(true);
     expect(parse('-q=false').flags.quiet).toBe(false);

@@ -25,7 +25,11 @@ const GO_FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
 export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
   const flags: Parsed['flags'] = {};
   const args: string[] = [];
-  const byShort = new Map(Object.entries(specs).filter(([, s]) => s.short).map(([n, s]) => [s.short!, n]));
+  const byShort = new Map(
+    Object.entries(specs)
+      .filter(([, s]) => s.short)
+      .map(([n, s]) => [s.short!, n]),
+  );
   const set = (name: string, value: string | undefined, next: () => string | undefined) => {
     const spec = specs[name];
     if (!spec) throw new CairnError('USAGE', `unknown flag: --${name}`);

@@ -32,7 +32,8 @@ describe('global options', () => {
   describe('password, as restic 0.14 resolvePassword', () => {
     // None of these cases may fall through to the prompt (it would read the test's stdin).
     it('flags over variables of the same kind', async () => {
-      const a = file('a', 'from-flag'), b = file('b', 'from-env');
+      const a = file('a', 'from-flag'),
+        b = file('b', 'from-env');
       expect(await readPassword(opts(['--password-file', a], { RESTIC_PASSWORD_FILE: b }))).toBe('from-flag');
       expect(await readPassword(opts(['-p', a], { RESTIC_PASSWORD: 'env' }))).toBe('from-flag');
       expect(await readPassword(opts(['--password-command', 'echo flag-cmd'], { RESTIC_PASSWORD_COMMAND: 'echo env-cmd' }))).toBe('flag-cmd');
@@ -58,14 +59,14 @@ describe('global options', () => {
       expect((e as Error).message).toBe('Password file and command are mutually exclusive options');
     });
 
-    it('trims whitespace around file contents and command output like Go\'s TrimSpace', async () => {
+    it("trims whitespace around file contents and command output like Go's TrimSpace", async () => {
       expect(await readPassword(opts(['-p', file('ws', '  secret pw \r\n\n')]))).toBe('secret pw');
       expect(await readPassword(opts(['--password-command', "printf '\\tcmd pw\\n\\n'"]))).toBe('cmd pw');
       expect(goTrimSpace('\u00a0\u0085x y\u2003\n')).toBe('x y');
       expect(goTrimSpace('\ufeffx')).toBe('\ufeffx'); // not a space to Go
     });
 
-    it('an empty flag value counts as unset, as Go\'s empty string does', async () => {
+    it("an empty flag value counts as unset, as Go's empty string does", async () => {
       // (An empty file, command output or variable falls through to the prompt, which this
       // test cannot reach without reading its own stdin.)
       expect(await readPassword(opts(['--password-file='], { RESTIC_PASSWORD: 'env' }))).toBe('env');
@@ -114,7 +115,11 @@ describe('global options', () => {
     expect(opts(['--pack-size', '32']).packSize).toBe(32 * 1024 * 1024);
     expect(opts([], { RESTIC_PACK_SIZE: '4' }).packSize).toBe(4 * 1024 * 1024);
     expect(opts([]).packSize).toBeUndefined();
-    for (const bad of [['--pack-size', '3'], ['--pack-size', '129']]) expect(await codeOf(() => opts(bad))).toBe('USAGE');
+    for (const bad of [
+      ['--pack-size', '3'],
+      ['--pack-size', '129'],
+    ])
+      expect(await codeOf(() => opts(bad))).toBe('USAGE');
     expect(opts(['--key-hint', 'abc'], { RESTIC_KEY_HINT: 'def' }).keyHint).toBe('abc');
     expect(opts([], { RESTIC_KEY_HINT: 'def' }).keyHint).toBe('def');
     expect(opts(['-qv', '--json', '--no-lock'])).toMatchObject({ quiet: true, verbose: true, json: true, noLock: true });

@@ -111,7 +111,10 @@ function runPasswordCommand(cmd: string): string {
 
 /** Go's strings.TrimSpace: Unicode White_Space at both ends (not U+FEFF, which JS trim() strips). */
 export function goTrimSpace(s: string): string {
-  return s.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
+  return s.replace(
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    '',
+  );
 }
 
 let stdinLines: string[] | undefined;
@@ -125,7 +128,11 @@ export async function askPassword(prompt: string): Promise<string> {
       stdinLines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
     }
     const line = stdinLines.shift();
-    if (line === undefined || (line === '' && stdinLines.length === 0)) throw new CairnError('NO_PASSWORD', 'Fatal: an empty password is not allowed by default. Pass the password via RESTIC_PASSWORD, --password-file or stdin');
+    if (line === undefined || (line === '' && stdinLines.length === 0))
+      throw new CairnError(
+        'NO_PASSWORD',
+        'Fatal: an empty password is not allowed by default. Pass the password via RESTIC_PASSWORD, --password-file or stdin',
+      );
     return line;
   }
   process.stderr.write(prompt);

@@ -16,7 +16,10 @@ export function parseLocation(repo: string | undefined, env: NodeJS.ProcessEnv):
   if (repo.startsWith('local:')) return { kind: 'local', path: repo.slice('local:'.length) };
   const scheme = /^([a-z0-9]+):/.exec(repo);
   if (scheme && scheme[1]!.length > 1) {
-    throw new CairnError('USAGE', `repository type "${scheme[1]}" is not supported by cairn (supported: local paths and s3:); Backblaze B2 works through its S3 API`);
+    throw new CairnError(
+      'USAGE',
+      `repository type "${scheme[1]}" is not supported by cairn (supported: local paths and s3:); Backblaze B2 works through its S3 API`,
+    );
   }
   return { kind: 'local', path: repo };
 }

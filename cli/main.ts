@@ -39,13 +39,21 @@ function help(): string {
     'cairn — restic-compatible encrypted backups\n\nUsage:\n  cairn [command]\n\nAvailable Commands:\n' +
     names.map((n) => `  ${n.padEnd(12)}${COMMANDS[n]!.summary}`).join('\n') +
     '\n  version     Print version information\n\nGlobal Flags:\n' +
-    Object.entries(GLOBAL_FLAGS).map(([n, s]) => `  ${s.short ? `-${s.short}, ` : '    '}--${n.padEnd(20)}${s.help ?? ''}`).join('\n') +
+    Object.entries(GLOBAL_FLAGS)
+      .map(([n, s]) => `  ${s.short ? `-${s.short}, ` : '    '}--${n.padEnd(20)}${s.help ?? ''}`)
+      .join('\n') +
     '\n\nEnvironment: RESTIC_REPOSITORY, RESTIC_REPOSITORY_FILE, RESTIC_PASSWORD, RESTIC_PASSWORD_FILE,\nRESTIC_PASSWORD_COMMAND, RESTIC_KEY_HINT, RESTIC_COMPRESSION, RESTIC_PACK_SIZE, AWS_ACCESS_KEY_ID,\nAWS_SECRET_ACCESS_KEY, AWS_DEFAULT_REGION, AWS_SESSION_TOKEN\n'
   );
 }
 
 function commandHelp(name: string, c: Command): string {
-  return `${c.summary}\n\nUsage:\n  cairn ${name} [flags]\n\nFlags:\n` + Object.entries(c.flags).map(([n, s]) => `  ${s.short ? `-${s.short}, ` : '    '}--${n.padEnd(20)}${s.help ?? ''}`).join('\n') + '\n';
+  return (
+    `${c.summary}\n\nUsage:\n  cairn ${name} [flags]\n\nFlags:\n` +
+    Object.entries(c.flags)
+      .map(([n, s]) => `  ${s.short ? `-${s.short}, ` : '    '}--${n.padEnd(20)}${s.help ?? ''}`)
+      .join('\n') +
+    '\n'
+  );
 }
 
 /** Index of the command word: the first argument that is neither a flag nor a global flag's value. */

@@ -26,7 +26,11 @@ export function table(headers: string[], rows: string[][], footer?: string): str
     for (let i = 0; i < h; i++) expanded.push(lines.map((l) => l[i] ?? ''));
   }
   const widths = headers.map((h, i) => Math.max(h.length, ...expanded.map((r) => [...r[i]!].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length)))
+      .join('  ')
+      .trimEnd();
   const head = line(headers);
   const rule = '-'.repeat(Math.max(head.length, ...expanded.map((r) => line(r).length)));
   let out = head + '\n' + rule + '\n';

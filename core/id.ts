@@ -35,7 +35,8 @@ for (let i = 0; i < 16; i++) {
 export function fromHex(s: string, out = new Uint8Array(s.length >> 1)): Uint8Array {
   if (s.length % 2 !== 0) throw new CairnError('INTERNAL', `not a hex string: ${s.slice(0, 80)}`);
   for (let i = 0, j = 0; i < out.length; i++, j += 2) {
-    const hi = NIBBLE[s.charCodeAt(j) & 127]!, lo = NIBBLE[s.charCodeAt(j + 1) & 127]!;
+    const hi = NIBBLE[s.charCodeAt(j) & 127]!,
+      lo = NIBBLE[s.charCodeAt(j + 1) & 127]!;
     if ((hi | lo) < 0 || s.charCodeAt(j) > 127 || s.charCodeAt(j + 1) > 127) throw new CairnError('INTERNAL', `not a hex string: ${s.slice(0, 80)}`);
     out[i] = (hi << 4) | lo;
   }

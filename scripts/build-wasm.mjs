@@ -24,13 +24,18 @@ export const MODULES = [
 // stub runtime: no GC, nothing is ever allocated. --noAssert and no abort import: the
 // modules need no imports at all. --converge: re-run binaryen until nothing changes.
 export const FLAGS = [
-  '--optimizeLevel', '3',
-  '--shrinkLevel', '0',
+  '--optimizeLevel',
+  '3',
+  '--shrinkLevel',
+  '0',
   '--converge',
-  '--runtime', 'stub',
+  '--runtime',
+  'stub',
   '--noAssert',
-  '--uncheckedBehavior', 'always',
-  '--use', 'abort=',
+  '--uncheckedBehavior',
+  'always',
+  '--use',
+  'abort=',
 ];
 
 /** Compiles one module in memory and returns its wasm bytes. */

@@ -55,19 +55,22 @@ function pull(port: MessagePort): Promise<EngineChunk> {
 
 export function downloadResponse(id: string): Response {
   const p = pending.get(id);
-  if (!p) return new Response('This download link has expired. Start the download again from Cairn.', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  if (!p)
+    return new Response('This download link has expired. Start the download again from Cairn.', {
+      status: 404,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    });
   pending.delete(id);
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         const m = await pull(p.port);
         if (m.type === 'chunks') {
-        for (const b of m.list) {
-          controller.enqueue(b);
-          handedOn(b.buffer.byteLength);
-        }
-      }
-        else if (m.type === 'end') controller.close();
+          for (const b of m.list) {
+            controller.enqueue(b);
+            handedOn(b.buffer.byteLength);
+          }
+        } else if (m.type === 'end') controller.close();
         else controller.error(new Error(m.message));
       },
       cancel() {
@@ -93,10 +96,10 @@ export function installDownloadRoute(scope: ServiceWorkerGlobalScope): void {
     // Tickets are used within seconds; stale ones are dropped.
     const now = Date.now();
     for (const [k, v] of pending) {
-    if (now - v.at <= 5 * 60_000) continue;
-    v.port.close();
-    pending.delete(k);
-  }
+      if (now - v.at <= 5 * 60_000) continue;
+      v.port.close();
+      pending.delete(k);
+    }
     pending.set(m.id, { port: ev.ports[0], filename: m.filename ?? 'download', size: m.size, at: now });
     ev.ports[1]?.postMessage({ type: 'ready', id: m.id });
   });

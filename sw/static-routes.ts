@@ -49,7 +49,10 @@ export function installStaticRoutes(self: ServiceWorkerGlobalScope, manifest: re
     let routes: Promise<void>;
     try {
       routes = install.addRoutes([
-        { condition: { urlPattern: new URLPatternCtor({ pathname: base, search: '' }), requestMethod: 'GET', requestMode: 'navigate' }, source: { cacheName: shellCache } },
+        {
+          condition: { urlPattern: new URLPatternCtor({ pathname: base, search: '' }), requestMethod: 'GET', requestMode: 'navigate' },
+          source: { cacheName: shellCache },
+        },
         { condition: { urlPattern: new URLPatternCtor({ pathname: `${base}assets/*`, search: '' }), requestMethod: 'GET' }, source: { cacheName: shellCache } },
       ]);
     } catch (e) {
@@ -57,7 +60,13 @@ export function installStaticRoutes(self: ServiceWorkerGlobalScope, manifest: re
     }
     install.waitUntil(
       (async () => {
-        if (!(await routes.then(() => true, () => false))) return;
+        if (
+          !(await routes.then(
+            () => true,
+            () => false,
+          ))
+        )
+          return;
         const cache = await caches.open(shellCache);
         // The files of the version being installed, as the server has them now.
         const copy = async (path: string, key: string) => {

@@ -111,7 +111,10 @@ describe('chunker against restic', () => {
       const files: Fixture['files'] = [];
       for (const f of FILES) {
         const ours = ourChunks(pol, datas.get(f.name)!);
-        expect(ours.map((c) => c.sha256), `${f.name} with polynomial ${polynomial}`).toEqual(resticContent.get(f.name));
+        expect(
+          ours.map((c) => c.sha256),
+          `${f.name} with polynomial ${polynomial}`,
+        ).toEqual(resticContent.get(f.name));
         files.push({ name: f.name, spec: f.spec, chunks: ours });
       }
       // The interesting cases really happened.
@@ -128,7 +131,10 @@ describe('chunker against restic', () => {
           files,
         };
         // one line per chunk and per data spec
-        const text = JSON.stringify(fixture, null, 2).replace(/\{\n\s+("(?:length|kind)"[^{}[\]]*?)\n\s+\}/g, (_m, body: string) => `{ ${body.replace(/,\n\s+/g, ', ')} }`);
+        const text = JSON.stringify(fixture, null, 2).replace(
+          /\{\n\s+("(?:length|kind)"[^{}[\]]*?)\n\s+\}/g,
+          (_m, body: string) => `{ ${body.replace(/,\n\s+/g, ', ')} }`,
+        );
         await writeFile(FIXTURE, text + '\n');
       }
     } finally {

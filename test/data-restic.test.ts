@@ -343,7 +343,10 @@ describe('go1.19 strconv.Quote over all of Unicode', () => {
       end = start + GO_PRINT_RANGES[i + 1]!;
       for (const cp of [start - 1, start, end - 1, end]) edges.add(cp);
     }
-    const expected = await writeCodePointNames(join(work, 'unicode-edges'), [...edges].sort((a, b) => a - b));
+    const expected = await writeCodePointNames(
+      join(work, 'unicode-edges'),
+      [...edges].sort((a, b) => a - b),
+    );
     unicodeEdges = backupOneDir(join(work, 'unicode-edges'));
     const tree = decodeTree(unicodeEdges);
     expect(tree.nodes.map((n) => n.name)).toEqual(expected);

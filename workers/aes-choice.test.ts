@@ -21,15 +21,18 @@ describe('chooseAes', () => {
     const encrypt = vi.spyOn(globalThis.crypto.subtle, 'encrypt');
     const key = nodeCrypto.randomBytes(32);
     for (const size of [0, 1, 16, 1000, SMALL_CTR]) {
-      const iv = nodeCrypto.randomBytes(16), data = nodeCrypto.randomBytes(size);
+      const iv = nodeCrypto.randomBytes(16),
+        data = nodeCrypto.randomBytes(size);
       expect(Buffer.from(await primitives().aes256ctr(key, iv, data)).equals(Buffer.from(nodeCtr(key, iv, data))), `${size} bytes`).toBe(true);
     }
-    const k16 = nodeCrypto.randomBytes(16), block = nodeCrypto.randomBytes(16);
+    const k16 = nodeCrypto.randomBytes(16),
+      block = nodeCrypto.randomBytes(16);
     const ecb = nodeCrypto.createCipheriv('aes-128-ecb', k16, null).setAutoPadding(false).update(block);
     expect(Buffer.from(await primitives().aes128block(k16, block)).equals(ecb)).toBe(true);
     expect(encrypt).not.toHaveBeenCalled();
     for (const size of [SMALL_CTR + 1, 300_000]) {
-      const iv = nodeCrypto.randomBytes(16), data = nodeCrypto.randomBytes(size);
+      const iv = nodeCrypto.randomBytes(16),
+        data = nodeCrypto.randomBytes(size);
       expect(Buffer.from(await primitives().aes256ctr(key, iv, data)).equals(Buffer.from(nodeCtr(key, iv, data))), `${size} bytes`).toBe(true);
     }
     expect(encrypt.mock.calls.length > 0).toBe(choice === 'webcrypto');
@@ -45,7 +48,8 @@ describe('chooseAes', () => {
     expect(encrypt).not.toHaveBeenCalled(); // no timing runs
     const key = nodeCrypto.randomBytes(32);
     for (const size of [1000, SMALL_CTR + 1]) {
-      const iv = nodeCrypto.randomBytes(16), data = nodeCrypto.randomBytes(size);
+      const iv = nodeCrypto.randomBytes(16),
+        data = nodeCrypto.randomBytes(size);
       expect(Buffer.from(await prims.primitives().aes256ctr(key, iv, data)).equals(Buffer.from(nodeCtr(key, iv, data))), `${size} bytes`).toBe(true);
       expect(encrypt).toHaveBeenCalledTimes(size <= SMALL_CTR ? 0 : 1);
     }

@@ -49,7 +49,9 @@ export function chooseAes(force: AesChoice = 'auto'): Promise<'webcrypto' | 'was
       setPrimitives({ ...primitives(), ...small });
       return 'webcrypto' as const;
     }
-    const key = new Uint8Array(32).fill(7), iv = new Uint8Array(16), data = new Uint8Array(SAMPLE);
+    const key = new Uint8Array(32).fill(7),
+      iv = new Uint8Array(16),
+      data = new Uint8Array(SAMPLE);
     const viaWeb = (d: Uint8Array) => web.aes256ctr(key, iv, d);
     const own = (d: Uint8Array) => wasmAes.aes256ctr(key, iv, d);
     try {

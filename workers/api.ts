@@ -278,9 +278,20 @@ export interface EngineApi {
   cancel(): Promise<void>;
 
   /** Restores `path` of a snapshot (a file or a directory; [] = everything) into a picked folder. */
-  restoreToFolder(snapshotId: string, path: string[], target: FileSystemDirectoryHandle, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView>;
+  restoreToFolder(
+    snapshotId: string,
+    path: string[],
+    target: FileSystemDirectoryHandle,
+    onProgress?: (p: ProgressSnapshot) => void,
+  ): Promise<RestoreResultView>;
   /** Writes one file (kind 'file') or a ZIP of a directory (kind 'zip') to a showSaveFilePicker handle. */
-  saveToFile(snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView>;
+  saveToFile(
+    snapshotId: string,
+    path: string[],
+    kind: DownloadKind,
+    target: FileSystemFileHandle,
+    onProgress?: (p: ProgressSnapshot) => void,
+  ): Promise<RestoreResultView>;
   /** Prepares a streamed download (see DownloadTicket). */
   download(snapshotId: string, path: string[], kind: DownloadKind, onProgress?: (p: ProgressSnapshot) => void): Promise<DownloadTicket>;
   /**

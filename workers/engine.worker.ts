@@ -152,7 +152,10 @@ const api = {
       const s = session;
       session = undefined;
       await s?.close();
-      void heavy().then((h) => h.dropStandingSavers(), () => {});
+      void heavy().then(
+        (h) => h.dropStandingSavers(),
+        () => {},
+      );
     }),
   repositoryInfo: () => guarded(async () => session?.info()),
   prepareOffline: () => guarded(() => current().warmOfflineCache()),
@@ -178,7 +181,19 @@ const api = {
         const s = current();
         const { backup, sha256, aes } = await heavyWithCrypto();
         if (tuning.packSize) s.repo.packSize = tuning.packSize;
-        const r = await backup(s, req, { owner: await owner(), signal, onProgress, pool: { workers: tuning.workers, jobsPerWorker: tuning.jobsPerWorker, uploadsPerWorker: tuning.uploadsPerWorker, packBuffersPerWorker: tuning.packBuffersPerWorker, sha256: tuning.sha256 ?? sha256, aes: tuning.aes ?? aes } });
+        const r = await backup(s, req, {
+          owner: await owner(),
+          signal,
+          onProgress,
+          pool: {
+            workers: tuning.workers,
+            jobsPerWorker: tuning.jobsPerWorker,
+            uploadsPerWorker: tuning.uploadsPerWorker,
+            packBuffersPerWorker: tuning.packBuffersPerWorker,
+            sha256: tuning.sha256 ?? sha256,
+            aes: tuning.aes ?? aes,
+          },
+        });
         lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
         warmInBackground(current());
         const { bytes: _bytes, ...view } = r;

@@ -21,7 +21,15 @@ export type KdfResponse = { ok: true; key: Uint8Array } | { ok: false; message: 
 const channel = engineChannel(async (ev: MessageEvent<KdfRequest>) => {
   const q = ev.data;
   try {
-    const key = await scrypt({ password: q.password, salt: q.salt, costFactor: q.N, blockSize: q.r, parallelism: q.p, hashLength: q.dkLen, outputType: 'binary' });
+    const key = await scrypt({
+      password: q.password,
+      salt: q.salt,
+      costFactor: q.N,
+      blockSize: q.r,
+      parallelism: q.p,
+      hashLength: q.dkLen,
+      outputType: 'binary',
+    });
     channel.post({ ok: true, key } satisfies KdfResponse, [key.buffer]);
   } catch (e) {
     channel.post({ ok: false, message: (e as Error)?.message ?? String(e) } satisfies KdfResponse);

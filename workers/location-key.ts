@@ -13,4 +13,3 @@ export function locationKey(loc: RepoLocation): string {
       return `s3:${loc.endpoint.replace(/\/+$/, '')}/${loc.bucket}/${loc.prefix.replace(/^\/+|\/+$/g, '')}`;
   }
 }
-

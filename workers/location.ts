@@ -17,7 +17,8 @@ export { locationKey };
 export const OPFS_REPOS_DIR = 'cairn-repos';
 
 export function describeLocation(loc: RepoLocation): string {
-  if (loc.kind === 's3') return formatS3Location({ endpoint: loc.endpoint.replace(/\/+$/, ''), bucket: loc.bucket, prefix: loc.prefix.replace(/^\/+|\/+$/g, '') });
+  if (loc.kind === 's3')
+    return formatS3Location({ endpoint: loc.endpoint.replace(/\/+$/, ''), bucket: loc.bucket, prefix: loc.prefix.replace(/^\/+|\/+$/g, '') });
   return locationKey(loc);
 }
 
@@ -39,7 +40,8 @@ async function opfsRepoDir(name: string, create: boolean): Promise<FileSystemDir
   try {
     return await repos.getDirectoryHandle(name, { create });
   } catch (e) {
-    if ((e as Error).name === 'NotFoundError') throw new CairnError('NOT_A_REPOSITORY', `no repository named ${JSON.stringify(name)} in this browser`, { op: 'open' });
+    if ((e as Error).name === 'NotFoundError')
+      throw new CairnError('NOT_A_REPOSITORY', `no repository named ${JSON.stringify(name)} in this browser`, { op: 'open' });
     throw e;
   }
 }

@@ -14,9 +14,7 @@
 // Without a host (a page that does not offer one) the engine starts its workers itself.
 
 /** What the engine sends the page over the host port. */
-export type ToHost =
-  | { type: 'spawn'; id: number; url: string; name: string; port: MessagePort }
-  | { type: 'terminate'; id: number };
+export type ToHost = { type: 'spawn'; id: number; url: string; name: string; port: MessagePort } | { type: 'terminate'; id: number };
 /** What the page sends back: a worker's error event (a script that failed to load, an exception). */
 export type FromHost = { type: 'error'; id: number; message: string };
 

@@ -38,7 +38,10 @@ export async function openBenchPage(name, { dataset, minify = true, onPage, loc 
   onPage?.(page);
   await page.goto(server.url + '/');
   await page.waitForFunction(() => document.title === 'cairn bench ready', null, { timeout: 30000 });
-  await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), { loc: loc ?? { kind: 'opfs', name: `${name}-${Date.now()}` }, pw: `${name} password` });
+  await page.evaluate(({ loc, pw }) => window.cairnBench.init(loc, pw), {
+    loc: loc ?? { kind: 'opfs', name: `${name}-${Date.now()}` },
+    pw: `${name} password`,
+  });
   if (dataset) await page.setInputFiles('#src', dataset, { timeout: 0 });
   return {
     ...chrome,
@@ -58,5 +61,13 @@ export async function openBenchPage(name, { dataset, minify = true, onPage, loc 
 export function s3LocationFromEnv(tag) {
   if (!process.env.CAIRN_S3_ENV) throw new Error('CAIRN_S3_ENV is not set: start a radosgw with scripts/s3/start.sh --origin "*" first');
   const s3 = JSON.parse(fs.readFileSync(process.env.CAIRN_S3_ENV, 'utf8'));
-  return { kind: 's3', endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix: `${tag}-${Date.now().toString(36)}`, pathStyle: true, auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } };
+  return {
+    kind: 's3',
+    endpoint: s3.endpoint,
+    region: s3.region,
+    bucket: s3.bucket,
+    prefix: `${tag}-${Date.now().toString(36)}`,
+    pathStyle: true,
+    auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  };
 }

@@ -71,9 +71,11 @@ if (target === 'page') {
 }
 const t0 = Date.now();
 const run =
-  op === 'zip' ? page.evaluate((s) => window.cairnBench.zip(s), first.snapshotId)
-  : op === 'restore' ? page.evaluate((s) => window.cairnBench.restore(s, 'profiled'), first.snapshotId)
-  : page.evaluate(() => window.cairnBench.backup()); // backup, or unchanged: the second backup
+  op === 'zip'
+    ? page.evaluate((s) => window.cairnBench.zip(s), first.snapshotId)
+    : op === 'restore'
+      ? page.evaluate((s) => window.cairnBench.restore(s, 'profiled'), first.snapshotId)
+      : page.evaluate(() => window.cairnBench.backup()); // backup, or unchanged: the second backup
 if (!send) {
   for (;;) {
     send = await workerSession(target).catch(() => undefined);
@@ -99,11 +101,13 @@ if (HEAP) {
   walk(result.profile.head, []);
   const total = [...bySite.values()].reduce((a, b) => a + b, 0);
   console.log(`${op}: ${(wall / 1000).toFixed(2)} s wall; ${target} allocated ~${(total / 2 ** 20).toFixed(0)} MiB of JS heap (sampled)`);
-  for (const [k, v] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${(v / 2 ** 20).toFixed(1).padStart(7)} MiB  ${k.split(' < ').reverse().join(' < ')}`);
+  for (const [k, v] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 40))
+    console.log(`  ${(v / 2 ** 20).toFixed(1).padStart(7)} MiB  ${k.split(' < ').reverse().join(' < ')}`);
   await close();
   process.exit(0);
 }
-if (process.env.PROFILE_EVAL) console.log('eval:', JSON.stringify((await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL, returnByValue: true })).result));
+if (process.env.PROFILE_EVAL)
+  console.log('eval:', JSON.stringify((await send('Runtime.evaluate', { expression: process.env.PROFILE_EVAL, returnByValue: true })).result));
 const prof = result.profile;
 if (process.argv[4]) fs.writeFileSync(process.argv[4], JSON.stringify(prof));
 
@@ -129,8 +133,15 @@ for (const n of prof.nodes) {
   }
 }
 const busy = [...self].filter(([k]) => !k.startsWith('(idle)')).reduce((a, [, v]) => a + v, 0);
-console.log(`${op}: ${(wall / 1000).toFixed(2)} s wall; ${target} busy ${(busy / 1e6).toFixed(2)} s (idle ${((self.get('(idle) :0') ?? 0) / 1e6).toFixed(2)} s)`);
-const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`).join('\n');
+console.log(
+  `${op}: ${(wall / 1000).toFixed(2)} s wall; ${target} busy ${(busy / 1e6).toFixed(2)} s (idle ${((self.get('(idle) :0') ?? 0) / 1e6).toFixed(2)} s)`,
+);
+const top = (m, n) =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`)
+    .join('\n');
 console.log('by self time:\n' + top(self, 30));
 console.log('by inclusive time:\n' + top(incl, 40));
 await close();

@@ -42,14 +42,29 @@ self.onmessage = async (e) => {
 
 const wp = await workerPage(W);
 const pids = () =>
-  fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((p) => {
-    try {
-      return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(wp.profile);
-    } catch {
-      return false;
-    }
-  });
-const cases = process.argv.slice(2).length ? process.argv.slice(2) : ['digest:524288', 'digest:1048576', 'digest:16777216', 'aes:131072', 'aes:131072:1048576', 'aes-transfer:131072:1048576', 'alloc:131072', 'alloc:131072:1048576', 'alloc:1048576:4194304'];
+  fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((p) => {
+      try {
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(wp.profile);
+      } catch {
+        return false;
+      }
+    });
+const cases = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : [
+      'digest:524288',
+      'digest:1048576',
+      'digest:16777216',
+      'aes:131072',
+      'aes:131072:1048576',
+      'aes-transfer:131072:1048576',
+      'alloc:131072',
+      'alloc:131072:1048576',
+      'alloc:1048576:4194304',
+    ];
 for (const c of cases) {
   const [op, bytes, nudge] = c.split(':');
   const m = { op, size: Number(bytes), nudge: Number(nudge ?? 0) };
@@ -57,6 +72,9 @@ for (const c of cases) {
   const t0 = threadCpuSeconds(pids());
   const r = await wp.ask({ ...m, mib: 1024 });
   const threads = threadCpuDelta(t0, threadCpuSeconds(pids()), 0.02).filter((x) => x.group.startsWith('renderer'));
-  console.log(`${c.padEnd(28)} ${((1024 * 1.048576) / (r.ms / 1000)).toFixed(0).padStart(5)} MB/s  ` + threads.map((x) => `${x.group.replace(/renderer \d+: /, '')}: CPU ${x.seconds} s (sys ${x.sys}), ${Math.round(x.faults / 1000)}k faults`).join('; '));
+  console.log(
+    `${c.padEnd(28)} ${((1024 * 1.048576) / (r.ms / 1000)).toFixed(0).padStart(5)} MB/s  ` +
+      threads.map((x) => `${x.group.replace(/renderer \d+: /, '')}: CPU ${x.seconds} s (sys ${x.sys}), ${Math.round(x.faults / 1000)}k faults`).join('; '),
+  );
 }
 await wp.close();

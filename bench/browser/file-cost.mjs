@@ -33,7 +33,9 @@ for (const method of ['handle', 'sync', 'writable', 'handle', 'sync']) {
   const r = await wp.ask({ method, files, size, inFlight, round: round++ });
   const c = chromiumCpuSeconds(c0);
   const per = (s) => ((s * 1000) / files).toFixed(3);
-  console.log(`${method.padEnd(8)} ${files} files of ${size} B, ${inFlight} in flight: ${(r.ms / 1000).toFixed(2)} s; per file: browser ${per(c.browser)} ms CPU, renderers ${per(c.renderers)} ms CPU`);
+  console.log(
+    `${method.padEnd(8)} ${files} files of ${size} B, ${inFlight} in flight: ${(r.ms / 1000).toFixed(2)} s; per file: browser ${per(c.browser)} ms CPU, renderers ${per(c.renderers)} ms CPU`,
+  );
 }
 await wp.close();
 process.exit(0);

@@ -24,13 +24,31 @@ self.onmessage = async (e) => {
   self.postMessage({ ms: performance.now() - t, nudges });
 };`;
 const wp = await workerPage(W);
-const pids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((p) => { try { const c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); return c.includes('--type=renderer') && c.includes(wp.profile); } catch { return false; } });
+const pids = () =>
+  fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((p) => {
+      try {
+        const c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
+        return c.includes('--type=renderer') && c.includes(wp.profile);
+      } catch {
+        return false;
+      }
+    });
 const pss = () => Math.max(...pids().map((p) => Math.round(Number(/Pss:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))[1]) / 1024)));
 for (const nudge of (process.argv[2] ?? '0,48,0,48').split(',').map(Number)) {
-  let peak = 0; const samples = [];
-  const iv = setInterval(() => { const v = pss(); peak = Math.max(peak, v); samples.push(v); }, 50);
+  let peak = 0;
+  const samples = [];
+  const iv = setInterval(() => {
+    const v = pss();
+    peak = Math.max(peak, v);
+    samples.push(v);
+  }, 50);
   const r = await wp.ask({ mib: 1500, nudge });
   clearInterval(iv);
-  console.log(`nudge every ${nudge} MiB: ${r.ms.toFixed(0)} ms, ${r.nudges} nudges, renderer PSS peak ${peak} MiB, median ${samples.sort((a, b) => a - b)[samples.length >> 1]}`);
+  console.log(
+    `nudge every ${nudge} MiB: ${r.ms.toFixed(0)} ms, ${r.nudges} nudges, renderer PSS peak ${peak} MiB, median ${samples.sort((a, b) => a - b)[samples.length >> 1]}`,
+  );
 }
 await wp.close();

@@ -54,7 +54,8 @@ const browserPss = () => {
   for (const p of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const cmd = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
-      if (cmd.includes(profile) && !cmd.includes('--type=')) return Math.round(Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))[1]) / 1024);
+      if (cmd.includes(profile) && !cmd.includes('--type='))
+        return Math.round(Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))[1]) / 1024);
     } catch {}
   }
 };

@@ -34,24 +34,38 @@ cdp.on('Target.receivedMessageFromTarget', (e) => {
 });
 for (const t of targetInfos.filter((x) => x.type === 'worker' || (process.env.SNAPSHOT_PAGE && x.type === 'page'))) {
   const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
-  const send = (method, params = {}) => { const n = ++id; const p = new Promise((r) => replies.set(n, r)); cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method, params }) }); return p; };
+  const send = (method, params = {}) => {
+    const n = ++id;
+    const p = new Promise((r) => replies.set(n, r));
+    cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method, params }) });
+    return p;
+  };
   await send('HeapProfiler.enable');
   await send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
   const snap = JSON.parse(chunks.get(sessionId));
   const m = snap.snapshot.meta;
-  const nf = m.node_fields.length, ef = m.edge_fields.length;
-  const N = snap.nodes, E = snap.edges, S = snap.strings;
-  const ntypes = m.node_types[0], etypes = m.edge_types[0];
+  const nf = m.node_fields.length,
+    ef = m.edge_fields.length;
+  const N = snap.nodes,
+    E = snap.edges,
+    S = snap.strings;
+  const ntypes = m.node_types[0],
+    etypes = m.edge_types[0];
   const count = N.length / nf;
   const firstEdge = new Uint32Array(count + 1);
-  for (let i = 0, e = 0; i < count; i++) { firstEdge[i] = e; e += N[i * nf + 4] * ef; } 
+  for (let i = 0, e = 0; i < count; i++) {
+    firstEdge[i] = e;
+    e += N[i * nf + 4] * ef;
+  }
   firstEdge[count] = E.length;
   const retainers = Array.from({ length: count }, () => []);
-  for (let i = 0; i < count; i++) for (let e = firstEdge[i]; e < firstEdge[i + 1]; e += ef) {
-    const to = E[e + 2] / nf; const et = etypes[E[e]];
-    const name = et === 'element' || et === 'hidden' ? `[${E[e + 1]}]` : S[E[e + 1]];
-    if (et !== 'weak') retainers[to].push([i, name]);
-  }
+  for (let i = 0; i < count; i++)
+    for (let e = firstEdge[i]; e < firstEdge[i + 1]; e += ef) {
+      const to = E[e + 2] / nf;
+      const et = etypes[E[e]];
+      const name = et === 'element' || et === 'hidden' ? `[${E[e + 1]}]` : S[E[e + 1]];
+      if (et !== 'weak') retainers[to].push([i, name]);
+    }
   const label = (i) => `${ntypes[N[i * nf]]}:${S[N[i * nf + 1]]}`.slice(0, 60);
   const total = [];
   for (let i = 0; i < count; i++) if (N[i * nf + 3] >= MIN) total.push(i);
@@ -62,7 +76,11 @@ for (const t of targetInfos.filter((x) => x.type === 'worker' || (process.env.SN
   for (const i of listed.filter((_, k) => k % step === 0).slice(0, LIST)) {
     const chain = [];
     let cur = i;
-    for (let d = 0; d < 6 && retainers[cur].length; d++) { const [r, en] = retainers[cur][0]; chain.push(`${en} ← ${label(r)}`); cur = r; }
+    for (let d = 0; d < 6 && retainers[cur].length; d++) {
+      const [r, en] = retainers[cur][0];
+      chain.push(`${en} ← ${label(r)}`);
+      cur = r;
+    }
     console.log(`  ${(N[i * nf + 3] / 2 ** 20).toFixed(1)} MiB ${label(i)}\n      ${chain.join('\n      ')}`);
   }
   // SNAPSHOT_SUMMARY=n: also the n largest groups of objects by constructor (count, summed self size).

@@ -27,7 +27,10 @@ async function dump(label) {
   const events = [];
   const collect = (e) => events.push(...e.value);
   cdp.on('Tracing.dataCollected', collect);
-  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], memoryDumpConfig: { triggers: [] } }, transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.start', {
+    traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], memoryDumpConfig: { triggers: [] } },
+    transferMode: 'ReportEvents',
+  });
   await cdp.send('Tracing.requestMemoryDump', { levelOfDetail: 'detailed' }).catch(() => {});
   const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
   await cdp.send('Tracing.end');
@@ -63,7 +66,8 @@ function smaps() {
     }
     if (!cmd.includes('--type=renderer') || !cmd.includes(profile)) continue;
     const lines = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n');
-    let head = '', total = 0;
+    let head = '',
+      total = 0;
     const big = [];
     for (const l of lines) {
       if (/^[0-9a-f]+-[0-9a-f]+ /.test(l)) head = l;
@@ -112,12 +116,15 @@ if (staged) {
   await stager.evaluate(() => window.cairnBench.stage());
   await stager.close();
 }
-let backup = () => (staged ? page.evaluate((root) => window.cairnBench.backupStaged(root), path.basename(dataset)) : page.evaluate(() => window.cairnBench.backup()));
+let backup = () =>
+  staged ? page.evaluate((root) => window.cairnBench.backupStaged(root), path.basename(dataset)) : page.evaluate(() => window.cairnBench.backup());
 // MEMDUMP_ZIP=1 / MEMDUMP_RESTORE=1: dump during a ZIP download of the snapshot, or its restore
 // into OPFS, instead (the backup runs undumped).
 if (process.env.MEMDUMP_ZIP || process.env.MEMDUMP_RESTORE) {
   const { snapshotId } = await backup();
-  backup = process.env.MEMDUMP_ZIP ? () => page.evaluate((id) => window.cairnBench.zip(id), snapshotId) : () => page.evaluate((id) => window.cairnBench.restore(id, 'memdump'), snapshotId);
+  backup = process.env.MEMDUMP_ZIP
+    ? () => page.evaluate((id) => window.cairnBench.zip(id), snapshotId)
+    : () => page.evaluate((id) => window.cairnBench.restore(id, 'memdump'), snapshotId);
 }
 if (process.env.MEMDUMP_AGAIN) {
   const t = Date.now();

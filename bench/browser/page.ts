@@ -181,8 +181,7 @@ const bench = {
           bytes += b.length;
           smallGarbageMade(b.buffer.byteLength);
         }
-      }
-      else if (m.type === 'end') break;
+      } else if (m.type === 'end') break;
       else throw new Error(m.message ?? 'download failed');
     }
     port.close();
@@ -200,13 +199,19 @@ const bench = {
     return dirBytes(await opfsDir([OPFS_REPOS, name], false));
   },
   async removeOpfsRepo(name: string) {
-    await api().closeRepository().catch(() => {});
-    await api().clearCache({ kind: 'opfs', name }).catch(() => {});
+    await api()
+      .closeRepository()
+      .catch(() => {});
+    await api()
+      .clearCache({ kind: 'opfs', name })
+      .catch(() => {});
     const root = await opfsDir([OPFS_REPOS]);
     await root.removeEntry(name, { recursive: true }).catch(() => {});
   },
   async close() {
-    await api().closeRepository().catch(() => {});
+    await api()
+      .closeRepository()
+      .catch(() => {});
   },
   async stats() {
     return api().stats();

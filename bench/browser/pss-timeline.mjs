@@ -17,8 +17,28 @@ const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d
 const every = Number(process.argv[3] ?? 1) * 1000;
 const loc = process.env.PSS_S3 ? s3LocationFromEnv('pss') : undefined;
 const { page, profile, cdp, close } = await openBenchPage('pss', { dataset, loc });
-const pids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((p) => { try { const c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8'); return c.includes('--type=renderer') && c.includes(profile); } catch { return false; } });
-const pss = () => Math.max(...pids().map((p) => { try { return Math.round(Number(/Pss:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))[1]) / 1024); } catch { return 0; } }));
+const pids = () =>
+  fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((p) => {
+      try {
+        const c = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
+        return c.includes('--type=renderer') && c.includes(profile);
+      } catch {
+        return false;
+      }
+    });
+const pss = () =>
+  Math.max(
+    ...pids().map((p) => {
+      try {
+        return Math.round(Number(/Pss:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))[1]) / 1024);
+      } catch {
+        return 0;
+      }
+    }),
+  );
 /** PSS_HEAP=1: each worker's JS heap as `name used/committed` (MiB), through CDP sessions attached once. */
 const heaps = await (async () => {
   if (!process.env.PSS_HEAP) return async () => '';
@@ -37,7 +57,9 @@ const heaps = await (async () => {
       if (!sessions.has(t.targetId)) sessions.set(t.targetId, (await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false })).sessionId);
       const n = ++id;
       const reply = new Promise((r) => replies.set(n, r));
-      await cdp.send('Target.sendMessageToTarget', { sessionId: sessions.get(t.targetId), message: JSON.stringify({ id: n, method: 'Runtime.getHeapUsage' }) }).catch(() => {});
+      await cdp
+        .send('Target.sendMessageToTarget', { sessionId: sessions.get(t.targetId), message: JSON.stringify({ id: n, method: 'Runtime.getHeapUsage' }) })
+        .catch(() => {});
       const u = await Promise.race([reply, new Promise((r) => setTimeout(r, 500))]);
       if (u) out.push(`${t.url.split('/').pop().split('-')[0]} ${mib(u.usedSize)}/${mib(u.totalSize)}`);
     }
@@ -68,7 +90,11 @@ else {
   console.log(`backed up; page process ${pss()} MiB`);
   // PSS_IDLE=s: samples that long with nothing running first (what the backup left, and how fast it goes).
   if (process.env.PSS_IDLE) await sampled(() => new Promise((r) => setTimeout(r, Number(process.env.PSS_IDLE) * 1000)));
-  await sampled(() => (process.env.PSS_ZIP ? page.evaluate((id) => window.cairnBench.zip(id), snapshotId) : page.evaluate((id) => window.cairnBench.restore(id, 'pss'), snapshotId)));
+  await sampled(() =>
+    process.env.PSS_ZIP
+      ? page.evaluate((id) => window.cairnBench.zip(id), snapshotId)
+      : page.evaluate((id) => window.cairnBench.restore(id, 'pss'), snapshotId),
+  );
 }
 console.log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s; peak ${peak} MiB`);
 await close();

@@ -31,9 +31,18 @@ const page = await browser.newPage();
 await page.goto(server.url + '/');
 await page.setInputFiles('#src', process.argv[2] ?? 'bench/data/s1/d1-mixed', { timeout: 0 });
 console.log(await page.evaluate(() => window.give()));
-for (const [method, size] of [['byob', 1 << 20], ['byob', 8 << 20], ['slices', 1 << 20], ['slices', 8 << 20], ['sync', 8 << 20], ['whole', 0], ['byob', 1 << 20]]) {
+for (const [method, size] of [
+  ['byob', 1 << 20],
+  ['byob', 8 << 20],
+  ['slices', 1 << 20],
+  ['slices', 8 << 20],
+  ['sync', 8 << 20],
+  ['whole', 0],
+  ['byob', 1 << 20],
+]) {
   const c0 = chromiumCpuSeconds();
   const r = await page.evaluate((m) => window.ask(m), { method, size });
   console.log(method, size >> 20, 'MiB:', (r.ms / 1000).toFixed(2), 's', (r.bytes / 1e6).toFixed(0), 'MB;', cpuText(chromiumCpuSeconds(c0)));
 }
-await browser.close(); process.exit(0);
+await browser.close();
+process.exit(0);

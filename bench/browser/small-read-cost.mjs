@@ -49,7 +49,13 @@ const rendererMiB = () => {
   return Math.round(kb / 1024);
 };
 for (const how of (process.argv[3] ?? 'files,groups,each,files,groups').split(',')) {
-  const browser = await (await import('playwright-core')).chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: [...(await import('../lib/chromium.mjs')).CHROMIUM_FLAGS, '--js-flags=--expose-gc'] });
+  const browser = await (
+    await import('playwright-core')
+  ).chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [...(await import('../lib/chromium.mjs')).CHROMIUM_FLAGS, '--js-flags=--expose-gc'],
+  });
   const page = await browser.newPage();
   await page.goto(server.url + '/');
   await page.setInputFiles('#src', process.argv[2] ?? 'bench/data/s1/d2-small', { timeout: 0 });
@@ -63,7 +69,14 @@ for (const how of (process.argv[3] ?? 'files,groups,each,files,groups').split(',
   await page.evaluate(() => window.gcAll());
   await new Promise((res) => setTimeout(res, 1000));
   await page.evaluate(() => window.gcAll());
-  console.log(how.padEnd(7), (r.ms / 1000).toFixed(2), 's', (r.bytes / 1e6).toFixed(0), 'MB;', `browser CPU ${c.browser.toFixed(2)} s; renderer CPU ${c.renderers.toFixed(2)} s; renderer PSS ${m0} → ${m1} MiB, ${rendererMiB()} after GC`);
+  console.log(
+    how.padEnd(7),
+    (r.ms / 1000).toFixed(2),
+    's',
+    (r.bytes / 1e6).toFixed(0),
+    'MB;',
+    `browser CPU ${c.browser.toFixed(2)} s; renderer CPU ${c.renderers.toFixed(2)} s; renderer PSS ${m0} → ${m1} MiB, ${rendererMiB()} after GC`,
+  );
   await browser.close();
 }
 process.exit(0);

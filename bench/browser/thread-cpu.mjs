@@ -14,7 +14,8 @@ const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d
 const op = process.argv[3] ?? 'restore';
 const { page, profile, close } = await openBenchPage('threadcpu', { dataset });
 const tick = 100; // USER_HZ
-const kind = (cmd) => (cmd.includes('--type=renderer') ? (cmd.includes('--top-chrome-webui') ? 'ui-renderer' : 'renderer') : (/--type=([\w-]+)/.exec(cmd)?.[1] ?? 'browser'));
+const kind = (cmd) =>
+  cmd.includes('--type=renderer') ? (cmd.includes('--top-chrome-webui') ? 'ui-renderer' : 'renderer') : (/--type=([\w-]+)/.exec(cmd)?.[1] ?? 'browser');
 /** tid → { label, cpu s } for every thread of the profile's processes (renderers keyed by pid too). */
 function sample() {
   const out = new Map();
@@ -31,7 +32,12 @@ function sample() {
         const st = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
         const comm = /\((.*)\)/.exec(st)[1].replace(/\d+$/, '#');
         const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-        out.set(`${pid}/${tid}`, { label: `${kind(cmd)} ${pid}: ${comm}`, cpu: (Number(f[11]) + Number(f[12])) / tick, sys: Number(f[12]) / tick, faults: Number(f[7]) });
+        out.set(`${pid}/${tid}`, {
+          label: `${kind(cmd)} ${pid}: ${comm}`,
+          cpu: (Number(f[11]) + Number(f[12])) / tick,
+          sys: Number(f[12]) / tick,
+          faults: Number(f[7]),
+        });
       } catch {}
     }
   }
@@ -45,7 +51,9 @@ const b0 = sample();
 // Threads that end with the operation (a backup's savers) are gone by the last sample: keep
 // each thread's latest reading, sampled every 100 ms along the way.
 const seen = new Map();
-const keep = (m) => { for (const [k, v] of m) seen.set(k, v); };
+const keep = (m) => {
+  for (const [k, v] of m) seen.set(k, v);
+};
 // THREAD_CPU_TIMELINE=1: how many cores were busy in each half second (all of Chromium).
 const timeline = [];
 let lastTotal = 0;
@@ -78,7 +86,10 @@ for (const [k, v] of after) {
 const rows = [...by].sort((a, b) => b[1] - a[1]);
 const total = rows.reduce((s, [, v]) => s + v, 0);
 console.log(`${op}: ${wall.toFixed(1)} s wall, ${total.toFixed(1)} CPU-s in all`);
-for (const [l, v] of rows.filter(([, v]) => v >= 0.05)) console.log(`  ${v.toFixed(2).padStart(6)}  (kernel ${sysBy.get(l).toFixed(2).padStart(5)}, ${String(Math.round(faultsBy.get(l) / 1000)).padStart(4)}k faults)  ${l}`);
+for (const [l, v] of rows.filter(([, v]) => v >= 0.05))
+  console.log(
+    `  ${v.toFixed(2).padStart(6)}  (kernel ${sysBy.get(l).toFixed(2).padStart(5)}, ${String(Math.round(faultsBy.get(l) / 1000)).padStart(4)}k faults)  ${l}`,
+  );
 if (timeline.length) {
   const halves = [];
   for (let i = 0; i < timeline.length; i += 5) halves.push(timeline.slice(i, i + 5).reduce((a, b) => a + b, 0) / 0.5);

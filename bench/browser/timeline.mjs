@@ -46,7 +46,11 @@ async function attachWorkers() {
   for (const t of targetInfos) {
     if (t.type !== 'worker' || seen.has(t.targetId)) continue;
     seen.add(t.targetId);
-    const name = t.url.includes('engine.worker') ? 'engine' : t.url.includes('file-saver') ? `saver${sessions.filter(([n]) => n.startsWith('saver')).length}` : path.basename(t.url);
+    const name = t.url.includes('engine.worker')
+      ? 'engine'
+      : t.url.includes('file-saver')
+        ? `saver${sessions.filter(([n]) => n.startsWith('saver')).length}`
+        : path.basename(t.url);
     const send = await attach(t.targetId);
     await start(send);
     sessions.push([name, send]);
@@ -81,7 +85,12 @@ for (const [name, p] of profiles) {
   console.log(`── ${name} (from ${((p.startTime - origin) / 1000).toFixed(0)} ms)`);
   bins.forEach((m, i) => {
     const busy = [...m].filter(([k]) => k !== '(idle)').reduce((a, [, v]) => a + v, 0);
-    const top = [...m].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, v]) => `${k} ${(v / 1000).toFixed(0)}`).join(', ');
+    const top = [...m]
+      .filter(([k]) => k !== '(idle)')
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([k, v]) => `${k} ${(v / 1000).toFixed(0)}`)
+      .join(', ');
     console.log(`${String(i * binMs).padStart(6)} ms  busy ${(busy / 1000).toFixed(0).padStart(4)}  ${top}`);
   });
 }

@@ -132,7 +132,11 @@ export async function chromiumTool(cfg, { s3, log }) {
     // and counted with their last reading.
     const th0 = THREADS ? threadCpuSeconds(pids) : undefined;
     const th1 = new Map(th0);
-    const thTimer = th0 && setInterval(() => { for (const [k, v] of threadCpuSeconds(profilePids(profile))) th1.set(k, v); }, 250);
+    const thTimer =
+      th0 &&
+      setInterval(() => {
+        for (const [k, v] of threadCpuSeconds(profilePids(profile))) th1.set(k, v);
+      }, 250);
     const m0 = cpuStat();
     const p0 = usage(pids, { pss: true });
     let peak = p0.rss;
@@ -157,13 +161,27 @@ export async function chromiumTool(cfg, { s3, log }) {
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     if (th0) {
       for (const [k, v] of threadCpuSeconds(profilePids(profile))) th1.set(k, v);
-      for (const { group, seconds, sys, faults } of threadCpuDelta(th0, th1)) log(`    cpu ${seconds.toFixed(2).padStart(6)} s (sys ${sys.toFixed(2).padStart(5)})  ${String(Math.round(faults / 1000)).padStart(5)}k faults  ${group}`);
+      for (const { group, seconds, sys, faults } of threadCpuDelta(th0, th1))
+        log(
+          `    cpu ${seconds.toFixed(2).padStart(6)} s (sys ${sys.toFixed(2).padStart(5)})  ${String(Math.round(faults / 1000)).padStart(5)}k faults  ${group}`,
+        );
     }
     const u1 = usage(profilePids(profile), { pss: true });
     if (u1.page > peakPage) atPeak = u1.renderers;
     const m1 = cpuStat();
     const cpu = u1.cpu - u0.cpu;
-    return { code: 0, wall, user: cpu, sys: 0, peakRss: Math.max(peak, u1.rss), peakPageRss: Math.max(peakPage, u1.page), peakPageProcess: Math.max(peakOne, u1.pageProcess), renderersAtPeak: atPeak, background: Math.max(0, m1.busy - m0.busy - cpu), value };
+    return {
+      code: 0,
+      wall,
+      user: cpu,
+      sys: 0,
+      peakRss: Math.max(peak, u1.rss),
+      peakPageRss: Math.max(peakPage, u1.page),
+      peakPageProcess: Math.max(peakOne, u1.pageProcess),
+      renderersAtPeak: atPeak,
+      background: Math.max(0, m1.busy - m0.busy - cpu),
+      value,
+    };
   };
 
   const tool = {
@@ -180,7 +198,15 @@ export async function chromiumTool(cfg, { s3, log }) {
         };
       }
       const prefix = `${tag}-${Date.now().toString(36)}`;
-      const loc = { kind: 's3', endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix, pathStyle: true, auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } };
+      const loc = {
+        kind: 's3',
+        endpoint: s3.endpoint,
+        region: s3.region,
+        bucket: s3.bucket,
+        prefix,
+        pathStyle: true,
+        auth: { type: 'keys', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      };
       return {
         loc,
         size: () => prefixBytes(s3, prefix),
@@ -216,7 +242,9 @@ export async function chromiumTool(cfg, { s3, log }) {
       }
       const v = r.value;
       if (v.warnings?.length) log(`  chromium: ${v.warnings.length} warnings, first: ${v.warnings[0].message}`);
-      log(`  chromium: ${v.progressTicks ? `${v.progressTicks} progress ticks reached the page (as in the app, the engine scanned for totals)` : 'NO progress reached the page: the engine ran no scan, unlike in the app'}`);
+      log(
+        `  chromium: ${v.progressTicks ? `${v.progressTicks} progress ticks reached the page (as in the app, the engine scanned for totals)` : 'NO progress reached the page: the engine ran no scan, unlike in the app'}`,
+      );
       return {
         ...r,
         summary: {

@@ -19,7 +19,14 @@ export const CHROMIUM_FLAGS = [
   ...(process.env.BENCH_V8_PROF ? [`--js-flags=--prof --logfile=${process.env.BENCH_V8_PROF}/v8.log`] : []),
 ];
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.map': 'application/json' };
+const TYPES = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.map': 'application/json',
+};
 
 /** routes: { '/path': filePath | Buffer | string }. Resolves { url, close() }. */
 export async function serve(routes) {
@@ -30,9 +37,14 @@ export async function serve(routes) {
       res.writeHead(404).end();
       return;
     }
-    const type = p.endsWith('/') ? 'text/html' : TYPES[path.extname(p)] ?? 'application/octet-stream';
+    const type = p.endsWith('/') ? 'text/html' : (TYPES[path.extname(p)] ?? 'application/octet-stream');
     // Cross-origin isolation lets workers use SharedArrayBuffer and precise timers.
-    const headers = { 'content-type': type, 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cache-control': 'no-store' };
+    const headers = {
+      'content-type': type,
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-embedder-policy': 'require-corp',
+      'cache-control': 'no-store',
+    };
     if (typeof r === 'string' && r.startsWith('/') && fs.existsSync(r)) {
       const st = fs.statSync(r);
       res.writeHead(200, { ...headers, 'content-length': st.size });
@@ -143,7 +155,10 @@ export function threadCpuDelta(before, after, min = 0.05) {
     sum.faults += f;
     sums.set(group, sum);
   }
-  return [...sums].filter(([, s]) => s.seconds >= min).sort((a, b) => b[1].seconds - a[1].seconds).map(([group, s]) => ({ group, seconds: Math.round(s.seconds * 100) / 100, sys: Math.round(s.sys * 100) / 100, faults: s.faults }));
+  return [...sums]
+    .filter(([, s]) => s.seconds >= min)
+    .sort((a, b) => b[1].seconds - a[1].seconds)
+    .map(([group, s]) => ({ group, seconds: Math.round(s.seconds * 100) / 100, sys: Math.round(s.sys * 100) / 100, faults: s.faults }));
 }
 
 /**
@@ -159,7 +174,11 @@ window.ask = (m) => new Promise((r) => { pending = r; w.postMessage(m); });
   const server = await serve({ '/': page0, '/w.js': workerSource });
   const { chromium } = await import('playwright-core');
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-worker-page-'));
-  const browser = await chromium.launchPersistentContext(profile, { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_FLAGS,
+  });
   const page = browser.pages()[0] ?? (await browser.newPage());
   await page.goto(server.url + '/');
   return {
@@ -195,10 +214,15 @@ export async function launchWithCdp(prefix = 'cairn-cdp-') {
   const { spawn } = await import('node:child_process');
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const port = 9300 + Math.floor(Math.random() * 500);
-  const chrome = spawn(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', [...CHROMIUM_FLAGS, '--headless=new', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+  const chrome = spawn(
+    process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    [...CHROMIUM_FLAGS, '--headless=new', `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'],
+    { stdio: 'ignore' },
+  );
   const { chromium } = await import('playwright-core');
   let browser;
-  for (let i = 0; i < 50 && !browser; i++) browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`).catch(() => new Promise((r) => setTimeout(r, 200)));
+  for (let i = 0; i < 50 && !browser; i++)
+    browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`).catch(() => new Promise((r) => setTimeout(r, 200)));
   if (!browser) throw new Error('Chromium did not open its debugging port');
   const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
   return {

@@ -23,7 +23,10 @@ export const SHARED_BENCH = process.env.BENCH_SHARED ?? path.resolve(ROOT, '../s
 const list = (name, all) => {
   const v = process.env[name];
   if (!v) return all;
-  const got = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const got = v
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const bad = got.filter((g) => !all.includes(g));
   if (bad.length) throw new Error(`${name}: unknown ${bad.join(', ')} (choose from ${all.join(', ')})`);
   return got;

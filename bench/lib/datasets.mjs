@@ -118,7 +118,8 @@ export function ensureDatasets(cfg, wanted, log) {
     }
     const exp = expected?.[ds];
     const matchesReference = exp ? exp.digest === entry.digest : undefined;
-    if (matchesReference === false) log(`WARNING: ${ds} differs from the reference data in bench/datasets.expected.json (different generator, Node or OpenSSL?)`);
+    if (matchesReference === false)
+      log(`WARNING: ${ds} differs from the reference data in bench/datasets.expected.json (different generator, Node or OpenSSL?)`);
     result[ds] = { dir, files: entry.files, dirs: entry.dirs, bytes: entry.bytes, digest: entry.digest, matchesReference };
   }
   return result;

@@ -15,8 +15,17 @@ import { PASSWORD } from './tools.mjs';
 
 /** The data blob IDs of a repository, as restic lists them. */
 function dataBlobs(cfg, url) {
-  const out = execFileSync(cfg.restic, ['-r', url, 'list', 'blobs', '--no-cache', '-q'], { env: { ...process.env, RESTIC_PASSWORD: PASSWORD }, encoding: 'utf8', maxBuffer: 1 << 28 });
-  return new Set(out.split('\n').filter((l) => l.startsWith('data ')).map((l) => l.slice(5)));
+  const out = execFileSync(cfg.restic, ['-r', url, 'list', 'blobs', '--no-cache', '-q'], {
+    env: { ...process.env, RESTIC_PASSWORD: PASSWORD },
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  return new Set(
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('data '))
+      .map((l) => l.slice(5)),
+  );
 }
 
 export async function runDedup(cfg, { datasets, restic, cairn, log }) {
@@ -115,6 +124,8 @@ export function renderDedup(d) {
         `re-backup of b.bin by the other tool adds ${s.cairnAfterResticB.blobs} / ${s.resticAfterCairnB.blobs} blobs`,
     );
   }
-  lines.push(`  → ${d.summary.sharedPolynomialSameBlobs ? 'with a shared polynomial both tools cut and name exactly the same blobs' : 'the tools produce DIFFERENT blobs with a shared polynomial'}`);
+  lines.push(
+    `  → ${d.summary.sharedPolynomialSameBlobs ? 'with a shared polynomial both tools cut and name exactly the same blobs' : 'the tools produce DIFFERENT blobs with a shared polynomial'}`,
+  );
   return lines.join('\n');
 }

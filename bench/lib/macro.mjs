@@ -107,9 +107,23 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
             // Other engineers share the machine: start each timed command on a quiet machine.
             const quiet = quietWait > 0 ? await waitForQuiet({ maxWait: quietWait }) : undefined;
             const r = await fn(st);
-            const row = { ...base, phase, tool: tool.name, wall: r.wall, user: r.user, sys: r.sys, peakRss: r.peakRss, ...(r.peakPageRss !== undefined ? { peakPageRss: r.peakPageRss, peakPageProcess: r.peakPageProcess, renderersAtPeak: r.renderersAtPeak } : {}), background: r.background, quietWait: quiet?.waited, ...(await measure(st, r)) };
+            const row = {
+              ...base,
+              phase,
+              tool: tool.name,
+              wall: r.wall,
+              user: r.user,
+              sys: r.sys,
+              peakRss: r.peakRss,
+              ...(r.peakPageRss !== undefined ? { peakPageRss: r.peakPageRss, peakPageProcess: r.peakPageProcess, renderersAtPeak: r.renderersAtPeak } : {}),
+              background: r.background,
+              quietWait: quiet?.waited,
+              ...(await measure(st, r)),
+            };
             record(row);
-            log(`  ${phase.padEnd(9)} ${tool.name.padEnd(8)} ${r.wall.toFixed(2).padStart(7)} s  cpu ${((r.user ?? 0) + (r.sys ?? 0)).toFixed(1).padStart(5)} s  bg ${r.background === undefined ? '?' : (r.background / r.wall).toFixed(2)}  ${(r.peakRss / 2 ** 20).toFixed(0).padStart(5)} MiB ${r.peakPageRss !== undefined ? `PSS (page process ${((r.peakPageProcess ?? 0) / 2 ** 20).toFixed(0)} MiB; renderers ${(r.peakPageRss / 2 ** 20).toFixed(0)} MiB: ${r.renderersAtPeak?.join(' + ')})` : 'RSS'}${row.repoBytes !== undefined ? `  repo ${(row.repoBytes / 1e6).toFixed(1)} MB` : ''}${row.note ? `  (${row.note})` : ''}`);
+            log(
+              `  ${phase.padEnd(9)} ${tool.name.padEnd(8)} ${r.wall.toFixed(2).padStart(7)} s  cpu ${((r.user ?? 0) + (r.sys ?? 0)).toFixed(1).padStart(5)} s  bg ${r.background === undefined ? '?' : (r.background / r.wall).toFixed(2)}  ${(r.peakRss / 2 ** 20).toFixed(0).padStart(5)} MiB ${r.peakPageRss !== undefined ? `PSS (page process ${((r.peakPageProcess ?? 0) / 2 ** 20).toFixed(0)} MiB; renderers ${(r.peakPageRss / 2 ** 20).toFixed(0)} MiB: ${r.renderersAtPeak?.join(' + ')})` : 'RSS'}${row.repoBytes !== undefined ? `  repo ${(row.repoBytes / 1e6).toFixed(1)} MB` : ''}${row.note ? `  (${row.note})` : ''}`,
+            );
           } catch (e) {
             st.ok = false;
             record({ ...base, phase, tool: tool.name, error: e.message });
@@ -129,14 +143,32 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
               log(`  init      ${tool.name.padEnd(8)} FAILED: ${e.message}`);
               continue;
             }
-            await step('backup', tool, (st2) => tool.backup(st2.repo, ds.dir, timedOpts(tool)), async (st2, r) => {
-              st2.first = r.summary.snapshot_id;
-              const size = await st2.repo.size();
-              return { bytes: ds.bytes, files: ds.files, repoBytes: size.bytes, repoFiles: size.files, dataAdded: r.summary.data_added, filesRead: r.summary.files_read ?? r.summary.files_new + r.summary.files_changed };
-            });
+            await step(
+              'backup',
+              tool,
+              (st2) => tool.backup(st2.repo, ds.dir, timedOpts(tool)),
+              async (st2, r) => {
+                st2.first = r.summary.snapshot_id;
+                const size = await st2.repo.size();
+                return {
+                  bytes: ds.bytes,
+                  files: ds.files,
+                  repoBytes: size.bytes,
+                  repoFiles: size.files,
+                  dataAdded: r.summary.data_added,
+                  filesRead: r.summary.files_read ?? r.summary.files_new + r.summary.files_changed,
+                };
+              },
+            );
           }
           if (cfg.phases.includes('open')) {
-            for (const tool of order) await step('open', tool, (st2) => tool.open(st2.repo, timedOpts(tool)), async () => ({ bytes: 0, files: 0 }));
+            for (const tool of order)
+              await step(
+                'open',
+                tool,
+                (st2) => tool.open(st2.repo, timedOpts(tool)),
+                async () => ({ bytes: 0, files: 0 }),
+              );
           }
           const backupAgain = (tool) => (st2) => tool.backup(st2.repo, ds.dir, timedOpts(tool));
           const afterBackup = async (st2, r) => {
@@ -168,29 +200,44 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
               const out = path.join(cfg.scratch, `restore-${tool.name}`);
               fs.rmSync(out, { recursive: true, force: true });
               fs.mkdirSync(out, { recursive: true });
-              await step('restore', tool, (st2) => tool.restore(st2.repo, st2.first, out, timedOpts(tool)), async (st2, r) => {
-                const bad = checkRestored(out, ds, r.restored);
-                return { bytes: ds.bytes, files: ds.files, restoreMismatch: bad, note: bad };
-              });
+              await step(
+                'restore',
+                tool,
+                (st2) => tool.restore(st2.repo, st2.first, out, timedOpts(tool)),
+                async (st2, r) => {
+                  const bad = checkRestored(out, ds, r.restored);
+                  return { bytes: ds.bytes, files: ds.files, restoreMismatch: bad, note: bad };
+                },
+              );
               fs.rmSync(out, { recursive: true, force: true });
             }
           }
           if (cfg.phases.includes('zip')) {
             for (const tool of order) {
               if (tool.supportsPhase?.('zip') === false) continue;
-              await step('zip', tool, (st2) => tool.zip(st2.repo, st2.first, timedOpts(tool)), async (st2, r) => {
-                const bad = r.zipFiles !== undefined && r.zipFiles !== ds.files ? `zipped ${r.zipFiles} files, expected ${ds.files}` : undefined;
-                return { bytes: ds.bytes, files: ds.files, note: bad };
-              });
+              await step(
+                'zip',
+                tool,
+                (st2) => tool.zip(st2.repo, st2.first, timedOpts(tool)),
+                async (st2, r) => {
+                  const bad = r.zipFiles !== undefined && r.zipFiles !== ds.files ? `zipped ${r.zipFiles} files, expected ${ds.files}` : undefined;
+                  return { bytes: ds.bytes, files: ds.files, note: bad };
+                },
+              );
             }
           }
           if (cfg.phases.includes('check')) {
             for (const tool of order) {
               if (tool.supportsPhase?.('check') === false) continue;
-              await step('check', tool, (st2) => tool.check(st2.repo, timedOpts(tool)), async (st2) => {
-                const size = await st2.repo.size();
-                return { bytes: size.bytes, files: ds.files, repoBytes: size.bytes };
-              });
+              await step(
+                'check',
+                tool,
+                (st2) => tool.check(st2.repo, timedOpts(tool)),
+                async (st2) => {
+                  const size = await st2.repo.size();
+                  return { bytes: size.bytes, files: ds.files, repoBytes: size.bytes };
+                },
+              );
             }
           }
         } finally {

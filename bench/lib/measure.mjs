@@ -131,7 +131,9 @@ export async function timed(cmd, args, { env, cwd, dropCache = false, beforeStar
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu1 = cpuStat();
   clearInterval(timer);
-  let user, sys, maxRss = 0;
+  let user,
+    sys,
+    maxRss = 0;
   if (haveTime) {
     try {
       const lines = fs.readFileSync(tfile, 'utf8').trim().split('\n');

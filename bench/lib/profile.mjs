@@ -64,7 +64,8 @@ function original(url, line, col) {
   return `${path.relative(ROOT, m.sources[best[1]])}:${best[2] + 1}`;
 }
 
-const FILE_IO = /^(read|write|open|close|lstat|stat|fstat|readdir|opendir|openFileHandle|readFileHandle|writeFileHandle|realpath|utimes|mkdir|rename|unlink|fsync|fdatasync)$/;
+const FILE_IO =
+  /^(read|write|open|close|lstat|stat|fstat|readdir|opendir|openFileHandle|readFileHandle|writeFileHandle|realpath|utimes|mkdir|rename|unlink|fsync|fdatasync)$/;
 
 /**
  * The pipeline stage a sample belongs to: by the function itself, or for WASM and native code
@@ -127,8 +128,19 @@ export function summarizeProfile(file) {
   const busy = total - idle;
   fns.delete('(idle)');
   stages.delete('idle');
-  const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, ms]) => ({ name, ms: Math.round(ms), pctBusy: +((100 * ms) / busy).toFixed(1) }));
-  return { file: path.basename(file), totalMs: Math.round(total), busyMs: Math.round(busy), idleMs: Math.round(idle), stages: top(stages, 25), functions: top(fns, 20) };
+  const top = (m, n) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, ms]) => ({ name, ms: Math.round(ms), pctBusy: +((100 * ms) / busy).toFixed(1) }));
+  return {
+    file: path.basename(file),
+    totalMs: Math.round(total),
+    busyMs: Math.round(busy),
+    idleMs: Math.round(idle),
+    stages: top(stages, 25),
+    functions: top(fns, 20),
+  };
 }
 
 export async function runProfile(cfg, { datasets, cairn, log }) {
@@ -154,11 +166,20 @@ export async function runProfile(cfg, { datasets, cairn, log }) {
       warm(cairn.warmFiles());
       const r = await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', pdir, launch, pdir, ...args], { env });
       if (r.code !== 0) throw new Error(`profiled cairn ${what} failed: ${r.stderr.slice(-400)}`);
-      const threads = fs.readdirSync(pdir).filter((f) => f.endsWith('.cpuprofile')).sort().map((f) => summarizeProfile(path.join(pdir, f)));
+      const threads = fs
+        .readdirSync(pdir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .sort()
+        .map((f) => summarizeProfile(path.join(pdir, f)));
       // The main thread is thread id 0 in the file name CPU.<date>.<time>.<pid>.<tid>.<seq>.
       for (const t of threads) t.thread = /\.\d+\.0\.\d+\.cpuprofile$/.test(t.file) ? 'main' : 'worker';
       out[what] = { wall: r.wall, cpu: (r.user ?? 0) + (r.sys ?? 0), mbps: d1.bytes / 1e6 / r.wall, threads, combined: combine(threads) };
-      log(`profile ${what}: ${r.wall.toFixed(1)} s wall (profiler on), ${threads.length} thread profiles; top stages: ${out[what].combined.slice(0, 5).map((s) => `${s.name} ${s.pctBusy}%`).join(', ')}`);
+      log(
+        `profile ${what}: ${r.wall.toFixed(1)} s wall (profiler on), ${threads.length} thread profiles; top stages: ${out[what].combined
+          .slice(0, 5)
+          .map((s) => `${s.name} ${s.pctBusy}%`)
+          .join(', ')}`,
+      );
       fs.rmSync(path.join(cfg.scratch, 'profile-restore'), { recursive: true, force: true });
     }
     out.malloc = await mallocExperiment(cfg, { d1, cairn, env, log });
@@ -195,15 +216,24 @@ async function mallocExperiment(cfg, { d1, cairn, env, log }) {
       await cairn.init({ url: repo });
       if (cfg.dropCachesOk) await dropCaches();
       warm(cairn.warmFiles());
-      const r = await timed(process.execPath, [cairn.cfg.cairn, '-r', repo, 'backup', d1.dir, '--json', '-q', '--host', 'bench'], { env: variant === 'tuned' ? { ...env, ...tuned } : env });
+      const r = await timed(process.execPath, [cairn.cfg.cairn, '-r', repo, 'backup', d1.dir, '--json', '-q', '--host', 'bench'], {
+        env: variant === 'tuned' ? { ...env, ...tuned } : env,
+      });
       if (r.code !== 0) throw new Error(`malloc experiment backup failed: ${r.stderr.slice(-300)}`);
       runs[variant].push({ wall: r.wall, cpu: r.user + r.sys, sys: r.sys, peakRss: r.peakRss, mbps: d1.bytes / 1e6 / r.wall });
     }
   }
   fs.rmSync(repo, { recursive: true, force: true });
   const med = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
-  const summary = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, { mbps: med(v.map((x) => x.mbps)), cpu: med(v.map((x) => x.cpu)), sys: med(v.map((x) => x.sys)), peakRssMiB: med(v.map((x) => x.peakRss)) / 2 ** 20 }]));
-  log(`malloc experiment (D1 first backup): default ${summary.default.mbps.toFixed(0)} MB/s (sys ${summary.default.sys.toFixed(1)} s), tuned ${summary.tuned.mbps.toFixed(0)} MB/s (sys ${summary.tuned.sys.toFixed(1)} s)`);
+  const summary = Object.fromEntries(
+    Object.entries(runs).map(([k, v]) => [
+      k,
+      { mbps: med(v.map((x) => x.mbps)), cpu: med(v.map((x) => x.cpu)), sys: med(v.map((x) => x.sys)), peakRssMiB: med(v.map((x) => x.peakRss)) / 2 ** 20 },
+    ]),
+  );
+  log(
+    `malloc experiment (D1 first backup): default ${summary.default.mbps.toFixed(0)} MB/s (sys ${summary.default.sys.toFixed(1)} s), tuned ${summary.tuned.mbps.toFixed(0)} MB/s (sys ${summary.tuned.sys.toFixed(1)} s)`,
+  );
   return { env: tuned, runs, summary };
 }
 
@@ -215,16 +245,29 @@ export function renderProfile(p) {
     const x = p[what];
     if (!x) continue;
     lines.push(`  ${what} D1: ${x.wall.toFixed(1)} s wall with the profiler on, ${x.cpu.toFixed(1)} s CPU, ${x.threads.length} threads`);
-    lines.push(`    stages: ${x.combined.slice(0, 8).map((s) => `${s.name} ${s.pctBusy}%`).join(' · ')}`);
+    lines.push(
+      `    stages: ${x.combined
+        .slice(0, 8)
+        .map((s) => `${s.name} ${s.pctBusy}%`)
+        .join(' · ')}`,
+    );
     const w = x.threads.filter((t) => t.thread === 'worker');
     const fns = new Map();
     for (const t of w.length ? w : x.threads) for (const f of t.functions) fns.set(f.name, (fns.get(f.name) ?? 0) + f.ms);
     const busy = (w.length ? w : x.threads).reduce((a, t) => a + t.busyMs, 0);
-    lines.push(`    top functions (${w.length ? 'workers' : 'main'}): ${[...fns].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([n, ms]) => `${n} ${((100 * ms) / busy).toFixed(1)}%`).join(' · ')}`);
+    lines.push(
+      `    top functions (${w.length ? 'workers' : 'main'}): ${[...fns]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([n, ms]) => `${n} ${((100 * ms) / busy).toFixed(1)}%`)
+        .join(' · ')}`,
+    );
   }
   if (p.malloc) {
     const s = p.malloc.summary;
-    lines.push(`  malloc experiment, D1 first backup: glibc defaults ${s.default.mbps.toFixed(0)} MB/s (CPU ${s.default.cpu.toFixed(1)} s, sys ${s.default.sys.toFixed(1)} s) vs freed memory kept ${s.tuned.mbps.toFixed(0)} MB/s (CPU ${s.tuned.cpu.toFixed(1)} s, sys ${s.tuned.sys.toFixed(1)} s)`);
+    lines.push(
+      `  malloc experiment, D1 first backup: glibc defaults ${s.default.mbps.toFixed(0)} MB/s (CPU ${s.default.cpu.toFixed(1)} s, sys ${s.default.sys.toFixed(1)} s) vs freed memory kept ${s.tuned.mbps.toFixed(0)} MB/s (CPU ${s.tuned.cpu.toFixed(1)} s, sys ${s.tuned.sys.toFixed(1)} s)`,
+    );
   }
   return lines.join('\n');
 }

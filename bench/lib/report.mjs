@@ -66,19 +66,80 @@ export function summarize(rows) {
     const base = cells.find((b) => b.tool === 'restic' && b.target === c.target && b.dataset === c.dataset && b.phase === c.phase);
     if (!base) continue;
     const r = (a, b) => (a?.median !== undefined && b?.median ? a.median / b.median : undefined);
-    c.ratio = { wall: r(c.wall, base.wall), mbps: r(c.mbps, base.mbps), fps: r(c.fps, base.fps), rss: r(c.rss, base.rss), cpu: r(c.cpu, base.cpu), repoBytes: r(c.repoBytes, base.repoBytes) };
+    c.ratio = {
+      wall: r(c.wall, base.wall),
+      mbps: r(c.mbps, base.mbps),
+      fps: r(c.fps, base.fps),
+      rss: r(c.rss, base.rss),
+      cpu: r(c.cpu, base.cpu),
+      repoBytes: r(c.repoBytes, base.repoBytes),
+    };
   }
   return cells;
 }
 
 /** The targets of issue 5: reported, never asserted. */
 export const GOALS = [
-  { id: 'node-d1-backup', text: 'cairn (Node) ≥ 1.2× restic MB/s on D1 first backup', tool: 'cairn', datasets: ['d1'], phase: 'backup', metric: 'mbps', op: '>=', need: 1.2 },
-  { id: 'node-d2-files', text: 'cairn (Node) ≥ 1.0× restic files/s on D2 first backup', tool: 'cairn', datasets: ['d2'], phase: 'backup', metric: 'fps', op: '>=', need: 1.0 },
-  { id: 'unchanged', text: 'unchanged re-backup no slower than restic (time ×≤ 1.0)', tool: 'cairn', datasets: ['d1', 'd2', 'd3', 'd4'], phase: 'unchanged', metric: 'wall', op: '<=', need: 1.0 },
-  { id: 'restore', text: 'restore ≥ restic (MB/s ×≥ 1.0)', tool: 'cairn', datasets: ['d1', 'd2', 'd3', 'd4'], phase: 'restore', metric: 'mbps', op: '>=', need: 1.0 },
-  { id: 'repo-size', text: "repository size ≤ restic's after the first backup (×≤ 1.0)", tool: 'cairn', datasets: ['d1', 'd2', 'd3', 'd4'], phase: 'backup', metric: 'repoBytes', op: '<=', need: 1.0 },
-  { id: 'browser-d1-backup', text: 'cairn in Chromium ≥ 1.0× restic MB/s on D1 first backup', tool: 'chromium', datasets: ['d1'], phase: 'backup', metric: 'mbps', op: '>=', need: 1.0 },
+  {
+    id: 'node-d1-backup',
+    text: 'cairn (Node) ≥ 1.2× restic MB/s on D1 first backup',
+    tool: 'cairn',
+    datasets: ['d1'],
+    phase: 'backup',
+    metric: 'mbps',
+    op: '>=',
+    need: 1.2,
+  },
+  {
+    id: 'node-d2-files',
+    text: 'cairn (Node) ≥ 1.0× restic files/s on D2 first backup',
+    tool: 'cairn',
+    datasets: ['d2'],
+    phase: 'backup',
+    metric: 'fps',
+    op: '>=',
+    need: 1.0,
+  },
+  {
+    id: 'unchanged',
+    text: 'unchanged re-backup no slower than restic (time ×≤ 1.0)',
+    tool: 'cairn',
+    datasets: ['d1', 'd2', 'd3', 'd4'],
+    phase: 'unchanged',
+    metric: 'wall',
+    op: '<=',
+    need: 1.0,
+  },
+  {
+    id: 'restore',
+    text: 'restore ≥ restic (MB/s ×≥ 1.0)',
+    tool: 'cairn',
+    datasets: ['d1', 'd2', 'd3', 'd4'],
+    phase: 'restore',
+    metric: 'mbps',
+    op: '>=',
+    need: 1.0,
+  },
+  {
+    id: 'repo-size',
+    text: "repository size ≤ restic's after the first backup (×≤ 1.0)",
+    tool: 'cairn',
+    datasets: ['d1', 'd2', 'd3', 'd4'],
+    phase: 'backup',
+    metric: 'repoBytes',
+    op: '<=',
+    need: 1.0,
+  },
+  {
+    id: 'browser-d1-backup',
+    text: 'cairn in Chromium ≥ 1.0× restic MB/s on D1 first backup',
+    tool: 'chromium',
+    datasets: ['d1'],
+    phase: 'backup',
+    metric: 'mbps',
+    op: '>=',
+    need: 1.0,
+  },
 ];
 
 export function evaluateGoals(cells) {
@@ -116,9 +177,16 @@ export function renderTable({ cells, machine, datasets, meta, goals, unavailable
     `Runs: median of ${meta.runs} [min–max] per cell, tools alternating per repetition · scale ${meta.scale}${meta.scale === 1 ? ' (real D1–D4)' : ' (scaled variant)'} · ` +
       `page cache ${meta.dropCaches ? 'dropped before every timed command (tool binaries re-read)' : 'WARM (could not drop it)'} · ${meta.date}`,
   );
-  lines.push('Ratios ×: other tool ÷ restic in the same column. wall s, RSS, CPU s, repo MB: lower is better (×<1 favours cairn). MB/s, files/s: higher is better (×>1 favours cairn).');
-  if (cells.some((c) => c.pageRss?.median !== undefined)) lines.push("Chromium memory: summed PSS of all its processes (shared pages counted once); in brackets the page's renderer process alone (the page, its engine and saver workers), then all renderers (adding Chromium's own interface renderer and its spare one).");
-  lines.push('MB = 10^6 bytes. MB/s and files/s = dataset bytes/files ÷ wall (check: repository bytes ÷ wall). CPU s = user+sys of the tool. bg = other load on the machine (cores) during the run.');
+  lines.push(
+    'Ratios ×: other tool ÷ restic in the same column. wall s, RSS, CPU s, repo MB: lower is better (×<1 favours cairn). MB/s, files/s: higher is better (×>1 favours cairn).',
+  );
+  if (cells.some((c) => c.pageRss?.median !== undefined))
+    lines.push(
+      "Chromium memory: summed PSS of all its processes (shared pages counted once); in brackets the page's renderer process alone (the page, its engine and saver workers), then all renderers (adding Chromium's own interface renderer and its spare one).",
+    );
+  lines.push(
+    'MB = 10^6 bytes. MB/s and files/s = dataset bytes/files ÷ wall (check: repository bytes ÷ wall). CPU s = user+sys of the tool. bg = other load on the machine (cores) during the run.',
+  );
   for (const u of unavailable ?? []) lines.push(`Not measured: ${u}`);
   const header = ['phase', 'tool', 'wall s [min–max]', 'MB/s', 'files/s', 'peak RSS MiB', 'CPU s', 'repo MB', 'bg'];
   const targets = [...new Set(cells.map((c) => c.target))];
@@ -126,10 +194,14 @@ export function renderTable({ cells, machine, datasets, meta, goals, unavailable
     for (const ds of [...new Set(cells.filter((c) => c.target === target).map((c) => c.dataset))]) {
       const d = datasets[ds];
       lines.push('');
-      lines.push(`── ${target === 's3' ? 'S3 (local radosgw)' : 'local repository'} · ${DATASET_LABELS[ds]} · ${(d.bytes / 1e6).toFixed(1)} MB, ${d.files} files, ${d.dirs} dirs`);
+      lines.push(
+        `── ${target === 's3' ? 'S3 (local radosgw)' : 'local repository'} · ${DATASET_LABELS[ds]} · ${(d.bytes / 1e6).toFixed(1)} MB, ${d.files} files, ${d.dirs} dirs`,
+      );
       const rows = [header];
       for (const phase of Object.keys(PHASE_LABELS)) {
-        const pcs = cells.filter((c) => c.target === target && c.dataset === ds && c.phase === phase).sort((a, b) => (a.tool === 'restic' ? -1 : b.tool === 'restic' ? 1 : a.tool.localeCompare(b.tool)));
+        const pcs = cells
+          .filter((c) => c.target === target && c.dataset === ds && c.phase === phase)
+          .sort((a, b) => (a.tool === 'restic' ? -1 : b.tool === 'restic' ? 1 : a.tool.localeCompare(b.tool)));
         pcs.forEach((c, i) => {
           const label = i === 0 ? PHASE_LABELS[phase] : '';
           if (c.runs === 0) {
@@ -153,7 +225,14 @@ export function renderTable({ cells, machine, datasets, meta, goals, unavailable
         });
       }
       const widths = header.map((_, i) => Math.max(...rows.map((row) => [...(row[i] ?? '')].length)));
-      for (const row of rows) lines.push('  ' + row.map((v, i) => pad(v ?? '', widths[i], i >= 3)).join('  ').trimEnd());
+      for (const row of rows)
+        lines.push(
+          '  ' +
+            row
+              .map((v, i) => pad(v ?? '', widths[i], i >= 3))
+              .join('  ')
+              .trimEnd(),
+        );
     }
   }
   if (goals?.length) {
@@ -166,7 +245,10 @@ export function renderTable({ cells, machine, datasets, meta, goals, unavailable
     }
     for (const [, gs] of byGoal) {
       lines.push(`  ${gs[0].text}`);
-      for (const g of gs) lines.push(`    ${g.pass ? '✓' : '✗'} ${g.target.padEnd(5)} ${g.dataset}: ×${g.ratio.toFixed(g.metric === 'repoBytes' ? 3 : 2)} (need ${g.op} ${g.need})`);
+      for (const g of gs)
+        lines.push(
+          `    ${g.pass ? '✓' : '✗'} ${g.target.padEnd(5)} ${g.dataset}: ×${g.ratio.toFixed(g.metric === 'repoBytes' ? 3 : 2)} (need ${g.op} ${g.need})`,
+        );
     }
   }
   return lines.join('\n');
@@ -183,10 +265,23 @@ export function renderMicro(micro) {
     const a = node.find((r) => r.stage === n);
     const b = chrome.find((r) => r.stage === n);
     const ref = micro.native?.find((x) => x.stage === n);
-    rows.push([n, a?.cpu ? fmt(a.cpu, 0) : '–', a ? fmt(a.wall, 0) : '–', b ? fmt(b.wall, 0) : micro.chromium?.error ? 'error' : '–', ref ? `${fmt(ref.mbps, 0)} ${ref.tool}` : '']);
+    rows.push([
+      n,
+      a?.cpu ? fmt(a.cpu, 0) : '–',
+      a ? fmt(a.wall, 0) : '–',
+      b ? fmt(b.wall, 0) : micro.chromium?.error ? 'error' : '–',
+      ref ? `${fmt(ref.mbps, 0)} ${ref.tool}` : '',
+    ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => [...r[i]].length)));
-  for (const r of rows) lines.push('  ' + r.map((v, i) => pad(v, widths[i], i > 0 && i < 4)).join('  ').trimEnd());
+  for (const r of rows)
+    lines.push(
+      '  ' +
+        r
+          .map((v, i) => pad(v, widths[i], i > 0 && i < 4))
+          .join('  ')
+          .trimEnd(),
+    );
   if (micro.chromium?.error) lines.push(`  Chromium: ${micro.chromium.error}`);
   if (micro.slowest) lines.push(`  Slowest per-byte stage on the backup path (Node, per core): ${micro.slowest}`);
   return lines.join('\n');

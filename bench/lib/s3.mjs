@@ -18,10 +18,14 @@ export async function startS3(cfg, log) {
   if (fs.existsSync(path.join(dir, 'pids'))) spawnSync('bash', [path.join(ROOT, 'scripts/s3/stop.sh'), '--dir', dir, '--rm'], { stdio: 'inherit' });
   fs.rmSync(dir, { recursive: true, force: true });
   const t = Date.now();
-  const r = spawnSync('bash', [path.join(ROOT, 'scripts/s3/start.sh'), '--dir', dir, '--store', 'bluestore', '--size', '60G', '--bucket', 'cairn-bench', '--origin', '*', '--quiet'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'bash',
+    [path.join(ROOT, 'scripts/s3/start.sh'), '--dir', dir, '--store', 'bluestore', '--size', '60G', '--bucket', 'cairn-bench', '--origin', '*', '--quiet'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(`scripts/s3/start.sh failed (exit ${r.status})`);
   const env = JSON.parse(fs.readFileSync(path.join(dir, 'env.json'), 'utf8'));
   log(`radosgw (bluestore) up at ${env.endpoint} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
@@ -51,7 +55,11 @@ async function signed(env, method, query, body = '') {
   const now = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
   const day = now.slice(0, 8);
   const scope = `${day}/${env.region}/s3/aws4_request`;
-  const q = Object.entries(query).map(([k, v]) => [enc(k), enc(v)]).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join('&');
+  const q = Object.entries(query)
+    .map(([k, v]) => [enc(k), enc(v)])
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
   const headers = { host: url.host, 'x-amz-content-sha256': sha256hex(body), 'x-amz-date': now };
   if (body) headers['content-md5'] = createHash('md5').update(body).digest('base64');
   const names = Object.keys(headers).sort();
@@ -68,7 +76,13 @@ async function signed(env, method, query, body = '') {
 }
 
 const xmlAll = (xml, tag) => [...xml.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => m[1]);
-const unxml = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const unxml = (s) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 
 async function listAll(env, prefix) {
   const out = [];
@@ -91,7 +105,10 @@ export async function deletePrefix(env, prefix) {
   const out = await listAll(env, `${prefix}/`);
   const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   for (let i = 0; i < out.length; i += 1000) {
-    const body = `<Delete><Quiet>true</Quiet>${out.slice(i, i + 1000).map((o) => `<Object><Key>${esc(o.key)}</Key></Object>`).join('')}</Delete>`;
+    const body = `<Delete><Quiet>true</Quiet>${out
+      .slice(i, i + 1000)
+      .map((o) => `<Object><Key>${esc(o.key)}</Key></Object>`)
+      .join('')}</Delete>`;
     await signed(env, 'POST', { delete: '' }, body);
   }
 }

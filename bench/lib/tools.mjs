@@ -24,7 +24,12 @@ function lastJson(stdout, type = 'summary') {
 }
 
 function fail(what, r) {
-  const tail = (r.stderr || r.stdout).trim().split('\n').filter((l) => !/MaxListenersExceeded|--trace-warnings/.test(l)).slice(-4).join(' | ');
+  const tail = (r.stderr || r.stdout)
+    .trim()
+    .split('\n')
+    .filter((l) => !/MaxListenersExceeded|--trace-warnings/.test(l))
+    .slice(-4)
+    .join(' | ');
   return new Error(`${what} exited ${r.code}: ${tail}`);
 }
 
@@ -64,7 +69,10 @@ class CliTool {
   /** The whole snapshot as one ZIP archive on stdout, thrown away: `dump --archive zip <id> /`. */
   async zip(repo, snapshot, opts) {
     const [cmd, pre] = this.command();
-    const r = await timed('sh', ['-c', '"$0" "$@" > /dev/null', cmd, ...pre, '-r', repo.url, 'dump', '--archive', 'zip', snapshot, '/'], { env: this.env(repo), ...opts });
+    const r = await timed('sh', ['-c', '"$0" "$@" > /dev/null', cmd, ...pre, '-r', repo.url, 'dump', '--archive', 'zip', snapshot, '/'], {
+      env: this.env(repo),
+      ...opts,
+    });
     if (r.code !== 0) throw fail(`${this.name} dump --archive zip`, r);
     return r;
   }
@@ -132,7 +140,14 @@ export class CairnNode extends CliTool {
   warmFiles() {
     const dist = path.dirname(this.cfg.cairn);
     const zstd = path.join(ROOT, 'node_modules/@bokuweb/zstd-wasm/dist/common/zstd.wasm');
-    return [process.execPath, ...fs.readdirSync(dist).filter((f) => f.endsWith('.mjs')).map((f) => path.join(dist, f)), zstd];
+    return [
+      process.execPath,
+      ...fs
+        .readdirSync(dist)
+        .filter((f) => f.endsWith('.mjs'))
+        .map((f) => path.join(dist, f)),
+      zstd,
+    ];
   }
   /** Whether the CLI can open an S3 repository yet (cli/adapters/s3.ts). */
   async s3Support(url) {

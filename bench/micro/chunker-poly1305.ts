@@ -18,4 +18,8 @@ const cpuSeconds = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };
-await runStages({ name: 'node', cpuSeconds }, { random, text: random }, { runs: RUNS, mib: 256, only: ['chunker', 'poly1305'], onResult: (r) => console.log(formatResult(r)) });
+await runStages(
+  { name: 'node', cpuSeconds },
+  { random, text: random },
+  { runs: RUNS, mib: 256, only: ['chunker', 'poly1305'], onResult: (r) => console.log(formatResult(r)) },
+);

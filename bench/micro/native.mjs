@@ -8,7 +8,10 @@ const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 function opensslSpeed(alg) {
   // -mr: "+F:<n>:<alg>:<bytes/s for each size>"; one size, 1 MiB.
-  const out = execFileSync('openssl', ['speed', '-evp', alg, '-bytes', '1048576', '-seconds', '2', '-mr'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync('openssl', ['speed', '-evp', alg, '-bytes', '1048576', '-seconds', '2', '-mr'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const line = out.split('\n').find((l) => l.startsWith('+F:'));
   return Number(line.split(':')[3]) / 1e6;
 }

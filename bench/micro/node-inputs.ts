@@ -24,4 +24,3 @@ export function textInput(n: number, corpus?: Uint8Array): Uint8Array {
   for (let at = 0; at < n; at += corpus.length) out.set(corpus.subarray(0, Math.min(corpus.length, n - at)), at);
   return out;
 }
-

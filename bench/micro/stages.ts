@@ -232,7 +232,14 @@ export async function runStages(rt: Runtime, inputs: Inputs, opts: RunOptions): 
       walls.push(size / 1e6 / wall);
       if (cpu !== undefined && cpu > 0) cpus.push(size / 1e6 / cpu);
     }
-    const res: StageResult = { stage: stage.name, group: stage.group, bytes: size, wall: median(walls), ...(cpus.length ? { cpu: median(cpus) } : {}), ...(note ? { note } : {}) };
+    const res: StageResult = {
+      stage: stage.name,
+      group: stage.group,
+      bytes: size,
+      wall: median(walls),
+      ...(cpus.length ? { cpu: median(cpus) } : {}),
+      ...(note ? { note } : {}),
+    };
     results.push(res);
     opts.onResult?.(res);
   }

@@ -26,7 +26,11 @@ const BASE = 1_672_531_200; // 2023-01-01
 // Names and IDs as the archiver has them: flat strings (readdir results; IDs that have
 // already been Map keys or came from a decoded tree). A freshly concatenated string would
 // make the first character access copy it, which is not the codec's cost.
-const flat = (s: string) => String.fromCharCode.apply(null, Array.from(s, (c) => c.charCodeAt(0)));
+const flat = (s: string) =>
+  String.fromCharCode.apply(
+    null,
+    Array.from(s, (c) => c.charCodeAt(0)),
+  );
 const hexId = (i: number) => flat((i.toString(16).padStart(8, '0') + 'c0ffee15').repeat(4));
 
 function typicalNodes(n: number, salt: number): Data.Node[] {
@@ -72,9 +76,18 @@ function typicalSnapshot(i: number): Data.Snapshot {
     summary: {
       backupStart: t,
       backupEnd: GoTime.fromUnix(BASE + i + 42, 987_654_321, ZONE),
-      filesNew: 12, filesChanged: 3, filesUnmodified: 50_000, dirsNew: 1, dirsChanged: 2, dirsUnmodified: 800,
-      dataBlobs: 15, treeBlobs: 3, dataAdded: 1_234_567, dataAddedPacked: 654_321,
-      totalFilesProcessed: 50_015, totalBytesProcessed: 9_876_543_210,
+      filesNew: 12,
+      filesChanged: 3,
+      filesUnmodified: 50_000,
+      dirsNew: 1,
+      dirsChanged: 2,
+      dirsUnmodified: 800,
+      dataBlobs: 15,
+      treeBlobs: 3,
+      dataAdded: 1_234_567,
+      dataAddedPacked: 654_321,
+      totalFilesProcessed: 50_015,
+      totalBytesProcessed: 9_876_543_210,
     },
   };
 }
@@ -125,14 +138,30 @@ if (Buffer.compare(Buffer.from(encodeTree(decodeTree(treeBytes).nodes)), Buffer.
 }
 
 const results = {
-  encodeTree: measure(count, (r) => typicalNodes(count, r + 10), (nodes: Data.Node[]) => encodeTree(nodes)),
-  decodeTree: measure(count, () => treeBytes, (b: Uint8Array) => decodeTree(b)),
-  encodeSnapshot: measure(SNAPSHOTS, (r) => Array.from({ length: SNAPSHOTS }, (_, i) => typicalSnapshot(i + (r + 3) * 7)), (list: Data.Snapshot[]) => {
-    for (const s of list) encodeSnapshot(s);
-  }),
-  decodeSnapshot: measure(SNAPSHOTS, () => snapshotBytes, (list: Uint8Array[]) => {
-    for (const b of list) decodeSnapshot(b);
-  }),
+  encodeTree: measure(
+    count,
+    (r) => typicalNodes(count, r + 10),
+    (nodes: Data.Node[]) => encodeTree(nodes),
+  ),
+  decodeTree: measure(
+    count,
+    () => treeBytes,
+    (b: Uint8Array) => decodeTree(b),
+  ),
+  encodeSnapshot: measure(
+    SNAPSHOTS,
+    (r) => Array.from({ length: SNAPSHOTS }, (_, i) => typicalSnapshot(i + (r + 3) * 7)),
+    (list: Data.Snapshot[]) => {
+      for (const s of list) encodeSnapshot(s);
+    },
+  ),
+  decodeSnapshot: measure(
+    SNAPSHOTS,
+    () => snapshotBytes,
+    (list: Uint8Array[]) => {
+      for (const b of list) decodeSnapshot(b);
+    },
+  ),
 };
 
 if (json) {

@@ -70,7 +70,9 @@ describe('nodeRestoreTarget confined to its root', () => {
     await fs.chmod(outside, 0o750);
     const t = nodeRestoreTarget(root);
     const T = { unixMillis: () => 0 } as never;
-    await expect(t.setMetadata(['lnk'], { name: 'lnk', type: 'dir', mode: 0o777, mtime: T, atime: T, ctime: T, uid: 0, gid: 0, content: null })).rejects.toMatchObject({ code: 'INVALID_NAME' });
+    await expect(
+      t.setMetadata(['lnk'], { name: 'lnk', type: 'dir', mode: 0o777, mtime: T, atime: T, ctime: T, uid: 0, gid: 0, content: null }),
+    ).rejects.toMatchObject({ code: 'INVALID_NAME' });
     expect((await fs.stat(outside)).mode & 0o777).toBe(0o750);
   });
 

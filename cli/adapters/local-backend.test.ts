@@ -121,7 +121,10 @@ describe('LocalBackend with the real restic', () => {
     const repo = path.join(dir, 'repo');
     await LocalBackend.create(repo);
     // Without a config restic stops at the config, not at the layout …
-    const e = await restic('-r', repo, 'cat', 'config').then(() => undefined, (err: { stderr: string }) => err);
+    const e = await restic('-r', repo, 'cat', 'config').then(
+      () => undefined,
+      (err: { stderr: string }) => err,
+    );
     expect(e?.stderr).toMatch(/unable to open config file/);
     // … and `init` into our tree succeeds.
     await restic('-r', repo, 'init');

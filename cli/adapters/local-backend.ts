@@ -8,7 +8,17 @@ import { constants, type Dirent } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { CairnError, abortError, throwIfAborted } from '../../core/errors';
-import { bytesOf, handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from '../../core/backend/backend';
+import {
+  bytesOf,
+  handleString,
+  type Backend,
+  type FileInfo,
+  type FileType,
+  type Handle,
+  type LoadOptions,
+  type RequestOptions,
+  type SaveData,
+} from '../../core/backend/backend';
 import { isListableName, pathSegments, repositoryDirs, tempName } from '../../core/backend/local-layout';
 import { checkLoadOptions, resolveRange } from '../../core/backend/range';
 
@@ -45,7 +55,10 @@ export class LocalBackend implements Backend {
   static async create(dir: string, opts: LocalBackendOptions = {}): Promise<LocalBackend> {
     const be = await LocalBackend.open(dir, opts);
     const config = path.join(be.location, 'config');
-    const exists = await fs.lstat(config).then(() => true, (e: unknown) => (errno(e) === 'ENOENT' ? false : Promise.reject(e)));
+    const exists = await fs.lstat(config).then(
+      () => true,
+      (e: unknown) => (errno(e) === 'ENOENT' ? false : Promise.reject(e)),
+    );
     if (exists) throw new CairnError('REPO_EXISTS', `a repository already exists at ${be.location}`, { op: 'create' });
     try {
       await fs.mkdir(be.location, { recursive: true, mode: be.#modes.dir });
@@ -70,7 +83,10 @@ export class LocalBackend implements Backend {
         return fs.open(tmp, 'wx', 0o600);
       });
       await file.writeFile(data, { signal: opts.signal });
-      const syncSupported = await file.sync().then(() => true, (e: unknown) => (isUnsupported(e) ? false : Promise.reject(e)));
+      const syncSupported = await file.sync().then(
+        () => true,
+        (e: unknown) => (isUnsupported(e) ? false : Promise.reject(e)),
+      );
       await file.close();
       file = undefined;
       // The last moment to back out: after the rename the object is saved.

@@ -84,7 +84,10 @@ export function nodeRestoreTarget(root: string): RestoreTarget {
     async setMetadata(p, node: Node) {
       const file = dirs.inside(p);
       // chmod and utimes follow a symlink: only a folder checked here gets them.
-      if (node.type === 'dir' && !dirs.isReal(p)) throw new CairnError('INVALID_NAME', `/${p.join('/')}: not a folder made by this restore; its metadata was not set`, { detail: { path: '/' + p.join('/') } });
+      if (node.type === 'dir' && !dirs.isReal(p))
+        throw new CairnError('INVALID_NAME', `/${p.join('/')}: not a folder made by this restore; its metadata was not set`, {
+          detail: { path: '/' + p.join('/') },
+        });
       if (isRoot) {
         try {
           fs.lchownSync(file, node.uid, node.gid);

@@ -52,7 +52,8 @@ export async function nodeEntry(p: string): Promise<SourceEntry> {
   groups ??= idNames('/etc/group');
   const mode = (goFileModeFromUnix(Number(st.mode)) & RESTIC_MODE_MASK) >>> 0;
   const type = nodeTypeFromGoFileMode(mode) ?? 'irregular';
-  const uid = Number(st.uid), gid = Number(st.gid);
+  const uid = Number(st.uid),
+    gid = Number(st.gid);
   const size = type === 'file' ? Number(st.size) : 0;
   const entry: SourceEntry = {
     path: p,

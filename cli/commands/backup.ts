@@ -31,21 +31,40 @@ export async function run(ctx: Context): Promise<number> {
   const f = ctx.p.flags;
   const targets = [...ctx.p.args];
   for (const file of (f['files-from'] as string[] | undefined) ?? []) {
-    targets.push(...fs.readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+    targets.push(
+      ...fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('#')),
+    );
   }
   if (targets.length === 0) throw new CairnError('USAGE', 'nothing to backup, please specify target files/dirs');
   const excludes = [...((f.exclude as string[] | undefined) ?? [])];
   for (const file of (f['exclude-file'] as string[] | undefined) ?? []) {
-    excludes.push(...fs.readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+    excludes.push(
+      ...fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('#')),
+    );
   }
   const iexcludes = ((f.iexclude as string[] | undefined) ?? []).map((p) => parsePattern(p.toLowerCase()));
   const patterns = excludes.map(parsePattern);
-  const exclude = patterns.length || iexcludes.length
-    ? (p: string) => {
-        const comps = p.split('/').filter(Boolean);
-        return matchAny(patterns, comps) || matchAny(iexcludes, comps.map((c) => c.toLowerCase()));
-      }
-    : undefined;
+  const exclude =
+    patterns.length || iexcludes.length
+      ? (p: string) => {
+          const comps = p.split('/').filter(Boolean);
+          return (
+            matchAny(patterns, comps) ||
+            matchAny(
+              iexcludes,
+              comps.map((c) => c.toLowerCase()),
+            )
+          );
+        }
+      : undefined;
   const tags = ((f.tag as string[] | undefined) ?? []).flatMap((t) => t.split(',')).filter(Boolean);
   let time: GoTime | undefined;
   if (f.time) {

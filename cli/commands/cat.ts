@@ -27,47 +27,53 @@ export async function run(ctx: Context): Promise<number> {
   if (!what || !types.includes(what)) throw new CairnError('USAGE', `type must be one of (${types.join('|')})`);
   const { repo } = await openRepository(ctx, { silent: true });
   const w = (s: string | Uint8Array) => (typeof s === 'string' ? ctx.out.stdout(s) : process.stdout.write(s));
-  await withLock(ctx, repo, false, async () => {
-    switch (what) {
-      case 'config':
-        w(indent(JSON.parse(encodeConfig(repo.config))));
-        break;
-      case 'masterkey':
-        w(indent(repo.key.toJSON()));
-        break;
-      case 'index':
-        w(new TextDecoder().decode(await repo.loadUnpacked('index', await resolve(repo, 'index', id))).replace(/\n?$/, '\n'));
-        break;
-      case 'lock':
-        w(indent(await repo.loadJSON('locks', await resolve(repo, 'locks', id))));
-        break;
-      case 'snapshot': {
-        if (!id) throw new CairnError('USAGE', 'ID not specified');
-        const e = await findSnapshot(repo, id);
-        const { id: _id, short_id: _s, ...stored } = snapshotJSON(e.id, e.snapshot);
-        w(indent(stored));
-        break;
-      }
-      case 'key': {
-        const kid = await resolve(repo, 'keys', id);
-        w(indent(parseKeyFile(await repo.backend.load({ type: 'keys', name: kid }), kid)));
-        break;
-      }
-      case 'pack':
-        w(await repo.backend.load({ type: 'data', name: await resolve(repo, 'data', id) }));
-        break;
-      case 'blob': {
-        if (!id || !/^[0-9a-f]{64}$/.test(id)) throw new CairnError('USAGE', 'blob ID must be the full 64-character ID');
-        await repo.loadIndex({ signal: ctx.signal });
-        for (const type of ['tree', 'data'] as const) {
-          if (repo.index.has(type, id)) {
-            w(await repo.loadBlob(type, id, ctx.signal));
-            return;
-          }
+  await withLock(
+    ctx,
+    repo,
+    false,
+    async () => {
+      switch (what) {
+        case 'config':
+          w(indent(JSON.parse(encodeConfig(repo.config))));
+          break;
+        case 'masterkey':
+          w(indent(repo.key.toJSON()));
+          break;
+        case 'index':
+          w(new TextDecoder().decode(await repo.loadUnpacked('index', await resolve(repo, 'index', id))).replace(/\n?$/, '\n'));
+          break;
+        case 'lock':
+          w(indent(await repo.loadJSON('locks', await resolve(repo, 'locks', id))));
+          break;
+        case 'snapshot': {
+          if (!id) throw new CairnError('USAGE', 'ID not specified');
+          const e = await findSnapshot(repo, id);
+          const { id: _id, short_id: _s, ...stored } = snapshotJSON(e.id, e.snapshot);
+          w(indent(stored));
+          break;
         }
-        throw new CairnError('BLOB_NOT_FOUND', `blob ${id} not found`);
+        case 'key': {
+          const kid = await resolve(repo, 'keys', id);
+          w(indent(parseKeyFile(await repo.backend.load({ type: 'keys', name: kid }), kid)));
+          break;
+        }
+        case 'pack':
+          w(await repo.backend.load({ type: 'data', name: await resolve(repo, 'data', id) }));
+          break;
+        case 'blob': {
+          if (!id || !/^[0-9a-f]{64}$/.test(id)) throw new CairnError('USAGE', 'blob ID must be the full 64-character ID');
+          await repo.loadIndex({ signal: ctx.signal });
+          for (const type of ['tree', 'data'] as const) {
+            if (repo.index.has(type, id)) {
+              w(await repo.loadBlob(type, id, ctx.signal));
+              return;
+            }
+          }
+          throw new CairnError('BLOB_NOT_FOUND', `blob ${id} not found`);
+        }
       }
-    }
-  }, true);
+    },
+    true,
+  );
   return 0;
 }

@@ -30,14 +30,28 @@ export async function run(ctx: Context): Promise<number> {
   const [sub, arg] = ctx.p.args;
   const kdf = ctx.g.env.CAIRN_TEST_KDF === '1' ? TEST_KDF : DEFAULT_KDF;
   const owner = localOwner();
-  const who = { username: (ctx.p.flags.user as string | undefined) ?? owner.username, hostname: (ctx.p.flags.host as string | undefined) ?? owner.hostname, created: GoTime.fromDate(new Date()).format() };
+  const who = {
+    username: (ctx.p.flags.user as string | undefined) ?? owner.username,
+    hostname: (ctx.p.flags.host as string | undefined) ?? owner.hostname,
+    created: GoTime.fromDate(new Date()).format(),
+  };
   switch (sub) {
     case 'list': {
       const { repo } = await openRepository(ctx);
       const infos = await withLock(ctx, repo, false, async () => Promise.all((await repo.listIDs('keys')).map((id) => readKeyInfo(repo.backend, id))), true);
       infos.sort((a, b) => a.created.localeCompare(b.created));
       if (ctx.g.json) {
-        ctx.out.stdout(JSON.stringify(infos.map((k) => ({ current: k.id === repo.keyID, id: k.id, userName: k.username, hostName: k.hostname, created: k.created.slice(0, 19).replace('T', ' ') }))) + '\n');
+        ctx.out.stdout(
+          JSON.stringify(
+            infos.map((k) => ({
+              current: k.id === repo.keyID,
+              id: k.id,
+              userName: k.username,
+              hostName: k.hostname,
+              created: k.created.slice(0, 19).replace('T', ' '),
+            })),
+          ) + '\n',
+        );
       } else {
         const rows = infos.map((k) => [(k.id === repo.keyID ? '*' : ' ') + k.id.slice(0, 8), k.username, k.hostname, k.created.slice(0, 19).replace('T', ' ')]);
         ctx.out.stdout(table([' ID', 'User', 'Host', 'Created'], rows));
@@ -68,7 +82,7 @@ export async function run(ctx: Context): Promise<number> {
       await withLock(ctx, repo, true, async () => {
         const ids = (await repo.listIDs('keys')).filter((id) => id.startsWith(arg));
         if (ids.length !== 1) throw new CairnError(ids.length ? 'AMBIGUOUS_ID' : 'NOT_FOUND', `no unique key matching ${arg}`);
-        if (ids[0] === repo.keyID) throw new CairnError('USAGE', "refusing to remove key currently used to access repository");
+        if (ids[0] === repo.keyID) throw new CairnError('USAGE', 'refusing to remove key currently used to access repository');
         await repo.backend.remove({ type: 'keys', name: ids[0]! });
       });
       if (!ctx.g.quiet) ctx.out.stdout(`removed key ${arg}\n`);

@@ -10,15 +10,22 @@ export async function run(ctx: Context): Promise<number> {
   const map = { keys: 'keys', snapshots: 'snapshots', index: 'index', packs: 'data', locks: 'locks' } as const;
   const { repo } = await openRepository(ctx, { silent: true });
   // Like restic, listing locks takes none (it would list itself).
-  await withLock(ctx, repo, false, async () => {
-    if (what === 'blobs') {
-      await repo.loadIndex({ signal: ctx.signal });
-      for (const b of repo.index.entries()) ctx.out.stdout(`${b.type} ${b.id}\n`);
-      return;
-    }
-    const type = map[what as keyof typeof map];
-    if (!type) throw new CairnError('USAGE', 'type must be one of (blobs|packs|index|snapshots|keys|locks)');
-    for (const id of await repo.listIDs(type, ctx.signal)) ctx.out.stdout(id + '\n');
-  }, true, what === 'locks');
+  await withLock(
+    ctx,
+    repo,
+    false,
+    async () => {
+      if (what === 'blobs') {
+        await repo.loadIndex({ signal: ctx.signal });
+        for (const b of repo.index.entries()) ctx.out.stdout(`${b.type} ${b.id}\n`);
+        return;
+      }
+      const type = map[what as keyof typeof map];
+      if (!type) throw new CairnError('USAGE', 'type must be one of (blobs|packs|index|snapshots|keys|locks)');
+      for (const id of await repo.listIDs(type, ctx.signal)) ctx.out.stdout(id + '\n');
+    },
+    true,
+    what === 'locks',
+  );
   return 0;
 }

@@ -18,7 +18,13 @@ export const flags: FlagSpecs = {
 export async function run(ctx: Context): Promise<number> {
   const f = ctx.p.flags;
   const { repo } = await openRepository(ctx);
-  let list = await withLock(ctx, repo, false, () => listSnapshots(repo, { signal: ctx.signal, onError: (id, e) => ctx.out.stderr(`error: snapshot ${id.slice(0, 8)}: ${(e as Error).message}\n`) }), true);
+  let list = await withLock(
+    ctx,
+    repo,
+    false,
+    () => listSnapshots(repo, { signal: ctx.signal, onError: (id, e) => ctx.out.stderr(`error: snapshot ${id.slice(0, 8)}: ${(e as Error).message}\n`) }),
+    true,
+  );
   list = list.filter((e) => matches(e.snapshot, { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] }));
   if (ctx.p.args.length) list = list.filter((e) => ctx.p.args.some((a) => e.id.startsWith(a)));
   const latest = f.latest as number | undefined;
@@ -41,6 +47,12 @@ export async function run(ctx: Context): Promise<number> {
     if (!compact) r.push(s.paths.join('\n'));
     return r;
   };
-  ctx.out.stdout(table(headers, list.map((e) => row(e.id, e.snapshot)), `${list.length} snapshots`));
+  ctx.out.stdout(
+    table(
+      headers,
+      list.map((e) => row(e.id, e.snapshot)),
+      `${list.length} snapshots`,
+    ),
+  );
   return 0;
 }

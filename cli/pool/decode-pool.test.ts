@@ -28,9 +28,9 @@ describe('nodeDecodePool', () => {
     const pack = new Uint8Array(20 << 20); // a pooled buffer, larger than the range
     let at = 0;
     for (const p of parts) {
-    pack.set(p, at);
-    at += p.length;
-  }
+      pack.set(p, at);
+      at += p.length;
+    }
     pack[blobs[2]!.offset + 40]! ^= 1; // the third blob is damaged
 
     // The bundled worker (npm test builds dist/cli first): worker threads cannot load .ts.

@@ -21,12 +21,19 @@ async function main(init: WorkerInit): Promise<void> {
   await initZstdNode();
   const backend = await openBackend(init.backend);
   const key = new Key(init.key.encrypt, init.key.macK, init.key.macR);
-  const packs = new PackerManager({ key, saver: backend, packSize: init.packSize, uploads: init.uploads, onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }) });
+  const packs = new PackerManager({
+    key,
+    saver: backend,
+    packSize: init.packSize,
+    uploads: init.uploads,
+    onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }),
+  });
   const handle = saverEndpoint({
     post,
     packs,
     parallel: init.parallel,
-    makeSaver: (claim) => new FileSaver({ key, polynomial: init.polynomial, version: init.version, compression: init.compression, packs, reader: nodeFileReader, claim }),
+    makeSaver: (claim) =>
+      new FileSaver({ key, polynomial: init.polynomial, version: init.version, compression: init.compression, packs, reader: nodeFileReader, claim }),
     later: (f) => void setImmediate(f),
   });
   port.on('message', (m: ToSaver | { type: 'close' }) => {

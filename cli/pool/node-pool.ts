@@ -47,7 +47,9 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
         workers.map(
           (w) =>
             new Promise<void>((resolve, reject) => {
-              w.once('message', (m: FromWorker) => (m.type === 'ready' ? resolve() : reject(m.type === 'initError' ? deserializeError(m.error) : new Error('unexpected first message'))));
+              w.once('message', (m: FromWorker) =>
+                m.type === 'ready' ? resolve() : reject(m.type === 'initError' ? deserializeError(m.error) : new Error('unexpected first message')),
+              );
               w.once('error', reject);
             }),
         ),

@@ -188,7 +188,11 @@ describe('archiver', () => {
       },
     };
     const warnings: string[] = [];
-    const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader }), { hostname: 'host', targets: ['/a'], onWarning: (w) => warnings.push(`${w.code} ${w.path}`) });
+    const r = await backup(repo, src, inProcessPool({ saver: repo.backend, reader }), {
+      hostname: 'host',
+      targets: ['/a'],
+      onWarning: (w) => warnings.push(`${w.code} ${w.path}`),
+    });
     const l = await listing(repo, r.snapshot.tree);
     expect(new TextDecoder().decode(await contentOf(repo, l.get('/a/b/notes.txt')!))).toBe('some notes\n');
     expect(l.has('/a/c/c.txt')).toBe(false);
@@ -280,11 +284,22 @@ describe('archiver', () => {
 
   it('summary counters and snapshot metadata', async () => {
     const { repo } = await memRepo();
-    const tree: MemDir = { d: { 'one.txt': { data: text('same content\n') }, 'two.txt': { data: text('same content\n') }, 'three.txt': { data: text('other\n') }, e: { 'z.txt': { data: new Uint8Array(0) } } } };
+    const tree: MemDir = {
+      d: {
+        'one.txt': { data: text('same content\n') },
+        'two.txt': { data: text('same content\n') },
+        'three.txt': { data: text('other\n') },
+        e: { 'z.txt': { data: new Uint8Array(0) } },
+      },
+    };
     const r = await run(repo, new MemSource(tree), { targets: ['/d'], tags: ['t1', 't2'], username: 'u', uid: 5, gid: 6, programVersion: 'test 1.0' });
     expect(r.summary).toMatchObject({
-      filesNew: 4, filesChanged: 0, filesUnmodified: 0,
-      dirsNew: 3, dirsChanged: 0, dirsUnmodified: 0, // root, d, e
+      filesNew: 4,
+      filesChanged: 0,
+      filesUnmodified: 0,
+      dirsNew: 3,
+      dirsChanged: 0,
+      dirsUnmodified: 0, // root, d, e
       dataBlobs: 2, // identical files share one blob; the empty file has none
       treeBlobs: 3,
       totalFilesProcessed: 4,

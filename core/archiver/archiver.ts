@@ -131,12 +131,35 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
 
   // A backup's tree pack mostly stays far below the 16 MiB target (a tree is one directory's
   // listing, compressed), so its buffer grows as trees come instead of taking 16 MiB up front.
-  const treePacks = new PackerManager({ key: repo.key, saver: opts.journal ? journaledSaver(repo.backend, opts.journal) : repo.backend, packSize: repo.packSize, growFrom: 64 * 1024, onPackSaved: packSaved, signal });
+  const treePacks = new PackerManager({
+    key: repo.key,
+    saver: opts.journal ? journaledSaver(repo.backend, opts.journal) : repo.backend,
+    packSize: repo.packSize,
+    growFrom: 64 * 1024,
+    onPackSaved: packSaved,
+    signal,
+  });
   // Saver threads start with the first file that must be read: an unchanged re-backup needs none.
   let saving: Promise<{ pool: FileSaverPool; files: Semaphore }> | undefined;
   const savers = () =>
-    (saving ??= makePool(settings, { claim: (id) => registry.claim('data', id), packSaved }, signal).then((pool) => ({ pool, files: new Semaphore(Math.max(1, pool.concurrency)) })));
-  const s = { filesNew: 0, filesChanged: 0, filesUnmodified: 0, dirsNew: 0, dirsChanged: 0, dirsUnmodified: 0, dataBlobs: 0, treeBlobs: 0, dataAdded: 0, dataAddedPacked: 0, files: 0, bytes: 0 };
+    (saving ??= makePool(settings, { claim: (id) => registry.claim('data', id), packSaved }, signal).then((pool) => ({
+      pool,
+      files: new Semaphore(Math.max(1, pool.concurrency)),
+    })));
+  const s = {
+    filesNew: 0,
+    filesChanged: 0,
+    filesUnmodified: 0,
+    dirsNew: 0,
+    dirsChanged: 0,
+    dirsUnmodified: 0,
+    dataBlobs: 0,
+    treeBlobs: 0,
+    dataAdded: 0,
+    dataAddedPacked: 0,
+    files: 0,
+    bytes: 0,
+  };
   let filesRead = 0;
 
   // New trees also go into the repository's blob cache as they are sealed (the browser's
@@ -198,17 +221,25 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     progress.current.add(entry.path);
     try {
       const save = (ref: unknown) =>
-        pool.save({ ref, path: entry.path, size: entry.size }, (n) => {
-          progress.done.bytes += n;
-          progress.tick();
-        }, signal);
+        pool.save(
+          { ref, path: entry.path, size: entry.size },
+          (n) => {
+            progress.done.bytes += n;
+            progress.tick();
+          },
+          signal,
+        );
       const saved = await save(ref).catch(async (e) => {
         // The ref went stale (the file changed after it was listed): read it as it is now.
         if (!(entry.reopen && e instanceof CairnError && e.code === 'SOURCE_READ' && e.detail['domError'] === 'NotReadableError')) throw e;
         return save(await entry.reopen());
       });
       filesRead++;
-      if (saved.changed) warn(entry.path, new CairnError('SOURCE_CHANGED', `${entry.path}: file changed while it was read (${entry.size} → ${saved.size} bytes); saved what was read`));
+      if (saved.changed)
+        warn(
+          entry.path,
+          new CairnError('SOURCE_CHANGED', `${entry.path}: file changed while it was read (${entry.size} → ${saved.size} bytes); saved what was read`),
+        );
       if (old) s.filesChanged++;
       else s.filesNew++;
       s.files++;
@@ -283,7 +314,13 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     }
   };
 
-  const saveDir = async (entry: SourceEntry | undefined, children: SourceEntry[], old: Node | undefined, oldTree: Tree | undefined, virtual?: TargetDir[]): Promise<Node | undefined> => {
+  const saveDir = async (
+    entry: SourceEntry | undefined,
+    children: SourceEntry[],
+    old: Node | undefined,
+    oldTree: Tree | undefined,
+    virtual?: TargetDir[],
+  ): Promise<Node | undefined> => {
     const oldByName = new Map((oldTree?.nodes ?? []).map((n) => [n.name, n]));
     // Subdirectories queue last to first: the newest waiter goes first, so the first is walked first.
     const pending: Promise<Node | undefined>[] = new Array(children.length);
@@ -349,7 +386,9 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
   progress.phase = 'backing-up';
   try {
     const root = buildTargetTree(source, paths);
-    const rootOld: Node | undefined = parentEntry ? { name: '', type: 'dir', mtime: GoTime.zero, atime: GoTime.zero, ctime: GoTime.zero, uid: 0, gid: 0, content: null, subtree: parentEntry.snapshot.tree } : undefined;
+    const rootOld: Node | undefined = parentEntry
+      ? { name: '', type: 'dir', mtime: GoTime.zero, atime: GoTime.zero, ctime: GoTime.zero, uid: 0, gid: 0, content: null, subtree: parentEntry.snapshot.tree }
+      : undefined;
     const rootNode = await saveDir(undefined, [], rootOld, await loadTree(rootOld?.subtree), root);
     await scan;
     progress.phase = 'finishing';
@@ -406,6 +445,10 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     throw e;
   } finally {
     signal?.removeEventListener('abort', wake);
-    if (saving) await saving.then((started) => started.pool.close(), () => {});
+    if (saving)
+      await saving.then(
+        (started) => started.pool.close(),
+        () => {},
+      );
   }
 }

@@ -38,7 +38,13 @@ describe('BlobRegistry', () => {
     const r = new BlobRegistry(index);
     r.claim('data', id(1));
     r.claim('data', id(2));
-    r.packSaved(pack(10, [[1, 'data'], [2, 'data']]), 500);
+    r.packSaved(
+      pack(10, [
+        [1, 'data'],
+        [2, 'data'],
+      ]),
+      500,
+    );
     r.packSaved(pack(11, [[3, 'tree']]), 200);
     expect(index.has('data', id(1)) && index.has('data', id(2)) && index.has('tree', id(3))).toBe(true);
     expect(r.claim('data', id(1))).toBe(false);
@@ -60,7 +66,8 @@ describe('BlobRegistry', () => {
       for (let i = 0; i < 12; i++) files[`f${i}`] = { data: content };
       const src = new MemSource({ d: files });
       const saved: IndexPack[] = [];
-      let claims = 0, granted = 0;
+      let claims = 0,
+        granted = 0;
       const pool = await inProcessPool({ saver: repo.backend, reader: src, concurrency: 12 })(
         { key: repo.key, polynomial: repo.config.chunkerPolynomial, version: 2, compression: 'auto' },
         {

@@ -4,7 +4,19 @@ import { unchanged } from './change-detection';
 import type { SourceEntry } from './source';
 
 const t = (s: number) => GoTime.fromUnix(1_700_000_000 + s, 0);
-const old: Node = { name: 'f', type: 'file', mode: 0o644, mtime: t(0), atime: t(0), ctime: t(1), uid: 0, gid: 0, inode: 5n, size: 10, content: ['ab'.repeat(32)] };
+const old: Node = {
+  name: 'f',
+  type: 'file',
+  mode: 0o644,
+  mtime: t(0),
+  atime: t(0),
+  ctime: t(1),
+  uid: 0,
+  gid: 0,
+  inode: 5n,
+  size: 10,
+  content: ['ab'.repeat(32)],
+};
 const entry = (over: Partial<SourceEntry['node']> = {}, size = 10): SourceEntry => ({
   path: '/f',
   size,

@@ -69,10 +69,23 @@ describe('FileSaver', () => {
     const scanned: Record<string, number> = { empty: 0, tiny: 10, small: 60_000, grew: 100, big: 9_000_000, min: 512 * 1024, 'min+1': 512 * 1024 + 1 };
     expect(isSmallJob({ ref: 'grew', path: 'grew', size: 100 })).toBe(true);
     expect(isSmallJob({ ref: 'big', path: 'big', size: 9_000_000 })).toBe(false);
-    for (const [step, withOpen, whole] of [[1 << 20, true, false], [70_000, true, false], [333_333, false, false], [1 << 20, true, true]] as const) {
+    for (const [step, withOpen, whole] of [
+      [1 << 20, true, false],
+      [70_000, true, false],
+      [333_333, false, false],
+      [1 << 20, true, true],
+    ] as const) {
       const key = Key.random();
       const packs = new PackerManager({ key, saver: new MemoryBackend(), onPackSaved: () => {} });
-      const saver = new FileSaver({ key, polynomial: TEST_POL, version: 2, compression: 'auto', packs, reader: reader(files, step, withOpen, whole), claim: async () => true });
+      const saver = new FileSaver({
+        key,
+        polynomial: TEST_POL,
+        version: 2,
+        compression: 'auto',
+        packs,
+        reader: reader(files, step, withOpen, whole),
+        claim: async () => true,
+      });
       // Several at once, as the saver endpoint runs them, so buffers are shared and reused.
       const names = [...files.keys(), ...files.keys()];
       const saved = await Promise.all(names.map((name) => saver.save({ ref: name, path: name, size: scanned[name]! })));

@@ -82,7 +82,8 @@ export class FileSaver {
     const chunker = this.#chunkers.pop() ?? new Chunker(d.polynomial);
     // Taken when the first bytes go into it: a small file the reader hands over whole needs none.
     let buf: Uint8Array | undefined;
-    const buffer = () => (buf ??= isSmallJob(job) ? (this.#smallBuffers.pop() ?? new Uint8Array(SMALL_BUFFER)) : (this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE)));
+    const buffer = () =>
+      (buf ??= isSmallJob(job) ? (this.#smallBuffers.pop() ?? new Uint8Array(SMALL_BUFFER)) : (this.#buffers.pop() ?? new Uint8Array(MAX_SIZE + PIECE)));
     chunker.reset();
     const out: FileSaved = { content: [], size: 0, blobsNew: 0, bytesNew: 0, bytesStored: 0, changed: false };
     const saveChunk = async (chunk: Uint8Array) => {

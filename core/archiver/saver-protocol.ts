@@ -94,7 +94,7 @@ export function saverEndpoint(opts: SaverEndpointOptions): (m: ToSaver) => void 
   let runningSmall = 0;
   const smallParallel = opts.smallParallel ?? 32;
   const pump = () => {
-    for (let i = 0; i < queue.length; ) {
+    for (let i = 0; i < queue.length;) {
       const small = isSmallJob(queue[i]!.job);
       if (small ? runningSmall >= smallParallel : running >= opts.parallel) {
         if (running >= opts.parallel && runningSmall >= smallParallel) return;

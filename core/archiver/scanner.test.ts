@@ -8,8 +8,8 @@ const bytes = (n: number) => new Uint8Array(n);
 describe('scanTotals', () => {
   const tree = () =>
     new MemSource({
-      a: { 'f1': { data: bytes(100) }, 'f2': { data: bytes(0) }, sub: { 'f3': { data: bytes(50) }, l: { link: 'f3' } }, skip: { 'big': { data: bytes(1000) } } },
-      b: { 'f4': { data: bytes(7) } },
+      a: { f1: { data: bytes(100) }, f2: { data: bytes(0) }, sub: { f3: { data: bytes(50) }, l: { link: 'f3' } }, skip: { big: { data: bytes(1000) } } },
+      b: { f4: { data: bytes(7) } },
     });
 
   it('counts files (symlinks too) and the bytes of regular files, then marks totals final', async () => {
@@ -47,7 +47,11 @@ describe('scanTotals', () => {
   it('lists several directories at once, up to its limit, and still counts every file once', async () => {
     // top, 4 and 16 directories below it with 2 files each, and 64 empty ones under those.
     const level = (depth: number): Record<string, unknown> =>
-      Object.fromEntries([...Array.from({ length: 4 }, (_, i) => [`d${i}`, depth < 3 ? level(depth + 1) : {}]), ['x', { data: bytes(3) }], ['y', { data: bytes(4) }]]);
+      Object.fromEntries([
+        ...Array.from({ length: 4 }, (_, i) => [`d${i}`, depth < 3 ? level(depth + 1) : {}]),
+        ['x', { data: bytes(3) }],
+        ['y', { data: bytes(4) }],
+      ]);
     const src = new MemSource({ top: level(1) } as never);
     let open = 0;
     let most = 0;

@@ -7,7 +7,8 @@ import { buildTargetTree, type TargetDir } from './targets';
 const fs = { components: (p: string) => p.split('/').filter(Boolean), join: (c: string[]) => '/' + c.join('/') } as SourceFS;
 
 /** A readable outline: "name*" for targets, children in brackets. */
-const outline = (dirs: TargetDir[]): string => dirs.map((d) => `${d.name}${d.target ? '*' : ''}${d.children.length ? `[${outline(d.children)}]` : ''}`).join(',');
+const outline = (dirs: TargetDir[]): string =>
+  dirs.map((d) => `${d.name}${d.target ? '*' : ''}${d.children.length ? `[${outline(d.children)}]` : ''}`).join(',');
 
 describe('buildTargetTree', () => {
   it.each([
@@ -25,7 +26,7 @@ describe('buildTargetTree', () => {
     expect(outline(buildTargetTree(fs, targets))).toBe(want);
   });
 
-  it('records each component\'s own path for stat', () => {
+  it("records each component's own path for stat", () => {
     const [a] = buildTargetTree(fs, ['/a/b/c']);
     expect(a!.path).toBe('/a');
     expect(a!.children[0]!.path).toBe('/a/b');

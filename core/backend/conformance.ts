@@ -183,7 +183,10 @@ export function backendConformanceSuite(name: string, make: () => Promise<Backen
       ] as [string, LoadOptions][])('rejects a range that %s (permanent, not NOT_FOUND)', async (_, opts) => {
         const { h, data } = await testObject('data', 24, size);
         await be.save(h, data);
-        const e = await be.load(h, opts).then(() => undefined, (err: unknown) => err);
+        const e = await be.load(h, opts).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
         expect(isCairnError(e), 'a CairnError').toBe(true);
         expect(isCairnError(e) && e.code).not.toBe('NOT_FOUND');
         expect(isCairnError(e) && e.retryable).toBe(false);
@@ -228,7 +231,7 @@ export function backendConformanceSuite(name: string, make: () => Promise<Backen
       expect(await listAll(be, 'data')).toEqual([{ name: h.name, size: 4096 }]);
     });
 
-    it('keeps stored bytes apart from the caller\'s buffers', async () => {
+    it("keeps stored bytes apart from the caller's buffers", async () => {
       const { h, data } = await testObject('snapshots', 52, 64);
       const input = data.slice();
       await be.save(h, input);
@@ -274,10 +277,7 @@ export function backendConformanceSuite(name: string, make: () => Promise<Backen
     it('handles concurrent saves, of different and of the same object', async () => {
       const objs = await Promise.all(Array.from({ length: 32 }, (_, i) => testObject('data', 80 + i, 1000 + i * 37)));
       const same = await testObject('data', 200, 50_000);
-      await Promise.all([
-        ...objs.map((o) => be.save(o.h, o.data)),
-        ...Array.from({ length: 8 }, () => be.save(same.h, same.data)),
-      ]);
+      await Promise.all([...objs.map((o) => be.save(o.h, o.data)), ...Array.from({ length: 8 }, () => be.save(same.h, same.data))]);
       for (const o of [...objs, same]) expectBytes(await be.load(o.h), o.data);
       expect((await listAll(be, 'data')).length).toBe(33);
     });

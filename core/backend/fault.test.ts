@@ -11,7 +11,13 @@ const h = (name: string): Handle => ({ type: 'index', name });
 async function outcomes(seed: number, n: number): Promise<boolean[]> {
   const be = withFaults(new MemoryBackend(), { seed, failRate: 0.3, ops: ['stat'] });
   const out: boolean[] = [];
-  for (let i = 0; i < n; i++) out.push(await be.stat(h('aa')).then(() => false, (e: unknown) => isCairnError(e, 'NETWORK')));
+  for (let i = 0; i < n; i++)
+    out.push(
+      await be.stat(h('aa')).then(
+        () => false,
+        (e: unknown) => isCairnError(e, 'NETWORK'),
+      ),
+    );
   return out;
 }
 

@@ -3,7 +3,17 @@
 // failing test fails the same way every run.
 
 import { CairnError, throwIfAborted } from '../errors';
-import { handleString, preparing, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
+import {
+  handleString,
+  preparing,
+  type Backend,
+  type FileInfo,
+  type FileType,
+  type Handle,
+  type LoadOptions,
+  type RequestOptions,
+  type SaveData,
+} from './backend';
 
 export type BackendOp = 'save' | 'load' | 'stat' | 'list' | 'remove';
 

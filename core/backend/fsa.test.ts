@@ -191,7 +191,7 @@ backendConformanceSuite('FsaBackend (API model of OPFS in a worker: sync access 
 }));
 
 describe('FsaBackend', () => {
-  it('creates restic\'s layout and refuses to create over a config', async () => {
+  it("creates restic's layout and refuses to create over a config", async () => {
     const { root, handle } = model();
     const be = await FsaBackend.create(handle);
     expect([...root.entries.keys()].sort()).toEqual(['data', 'index', 'keys', 'locks', 'snapshots']);
@@ -269,7 +269,13 @@ describe('FsaBackend', () => {
     openReaders.clear();
     syncReads = 0;
     // Ranges of three files, at once and one after another: one handle each.
-    await Promise.all(objs.flatMap((o) => [0, 1, 2].map((i) => be.load(o.h, { offset: i * 1000, length: 300 << 10 }).then((b) => expectBytes(b, o.data.subarray(i * 1000, i * 1000 + (300 << 10)))))));
+    await Promise.all(
+      objs.flatMap((o) =>
+        [0, 1, 2].map((i) =>
+          be.load(o.h, { offset: i * 1000, length: 300 << 10 }).then((b) => expectBytes(b, o.data.subarray(i * 1000, i * 1000 + (300 << 10)))),
+        ),
+      ),
+    );
     expect(syncReads).toBe(3);
     expect(open()).toBe(3);
     // Removing one closes its handle first (the browser would refuse otherwise).

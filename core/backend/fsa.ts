@@ -5,7 +5,17 @@
 // Permission prompts (`requestPermission`) belong to the app, not here.
 
 import { CairnError, abortError, throwIfAborted } from '../errors';
-import { bytesOf, handleString, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
+import {
+  bytesOf,
+  handleString,
+  type Backend,
+  type FileInfo,
+  type FileType,
+  type Handle,
+  type LoadOptions,
+  type RequestOptions,
+  type SaveData,
+} from './backend';
 import { DATA_SUBDIRS, TYPE_DIRS, isListableName, pathSegments, tempName } from './local-layout';
 import { checkLoadOptions, resolveRange } from './range';
 import { garbageMade } from '../util/garbage';
@@ -29,7 +39,9 @@ interface SyncAccessHandle {
   flush(): void;
   close(): void;
 }
-type WorkerFileHandle = FileSystemFileHandle & { createSyncAccessHandle?(options?: { mode?: 'readwrite' | 'read-only' | 'readwrite-unsafe' }): Promise<SyncAccessHandle> };
+type WorkerFileHandle = FileSystemFileHandle & {
+  createSyncAccessHandle?(options?: { mode?: 'readwrite' | 'read-only' | 'readwrite-unsafe' }): Promise<SyncAccessHandle>;
+};
 
 /** Ranges at least this long (or with a buffer to read into) go through a read-only sync access handle where one can be had. */
 const SYNC_READ_MIN = 256 << 10;
@@ -211,7 +223,7 @@ export class FsaBackend implements Backend {
       const mine = opts.into && opts.into.length >= n;
       const bytes = mine ? opts.into!.subarray(0, n) : new Uint8Array(n);
       if (!mine) garbageMade(n); // a fresh buffer, dropped once its blobs are read
-      for (let at = 0; at < n; ) {
+      for (let at = 0; at < n;) {
         const got = access.read(bytes.subarray(at), { at: start + at });
         if (got <= 0) throw new CairnError('BACKEND_IO', `short read of ${handleString(h)}`, { op: 'load', retryable: true });
         at += got;
@@ -389,7 +401,7 @@ async function subdirs(dir: FileSystemDirectoryHandle): Promise<FileSystemDirect
 function writeSync(access: SyncAccessHandle, bytes: Uint8Array<ArrayBufferLike>): void {
   try {
     access.truncate(0);
-    for (let at = 0; at < bytes.length; ) at += access.write(bytes.subarray(at), { at });
+    for (let at = 0; at < bytes.length;) at += access.write(bytes.subarray(at), { at });
     access.flush();
   } finally {
     access.close();

@@ -141,7 +141,7 @@ function gated() {
 const idx = (i: number): Handle => ({ type: 'index', name: `i${i}` });
 
 describe('withConcurrencyLimit', () => {
-  it('keeps at most n requests in flight, defaulting to the backend\'s connections', async () => {
+  it("keeps at most n requests in flight, defaulting to the backend's connections", async () => {
     const g = gated();
     const be = withConcurrencyLimit(g.be);
     expect(be.connections).toBe(3);

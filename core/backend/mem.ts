@@ -3,7 +3,19 @@
 // out, so callers can reuse or mutate their buffers like with any real backend.
 
 import { CairnError, throwIfAborted } from '../errors';
-import { FILE_TYPES, bytesOf, handleString, objectPath, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
+import {
+  FILE_TYPES,
+  bytesOf,
+  handleString,
+  objectPath,
+  type Backend,
+  type FileInfo,
+  type FileType,
+  type Handle,
+  type LoadOptions,
+  type RequestOptions,
+  type SaveData,
+} from './backend';
 import { resolveRange } from './range';
 
 export interface MemoryBackendOptions {

@@ -30,11 +30,11 @@ export function checkLoadOptions(h: Handle, opts: LoadOptions = {}): void {
 
 /** The error for a range that runs past the end of an object: permanent, and not NOT_FOUND. */
 export function outOfRangeError(h: Handle, offset: number, length: number, size: number): CairnError {
-  return new CairnError(
-    'BACKEND_IO',
-    `range offset=${offset} length=${length} runs past the end of ${handleString(h)} (${size} bytes)`,
-    { op: 'load', retryable: false, detail: { reason: 'out-of-range', handle: handleString(h), offset, length, size } },
-  );
+  return new CairnError('BACKEND_IO', `range offset=${offset} length=${length} runs past the end of ${handleString(h)} (${size} bytes)`, {
+    op: 'load',
+    retryable: false,
+    detail: { reason: 'out-of-range', handle: handleString(h), offset, length, size },
+  });
 }
 
 /** Turns load options into an absolute range of an object of `size` bytes. */

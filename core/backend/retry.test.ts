@@ -81,7 +81,9 @@ describe('withRetry', () => {
     expect(t.slept).toEqual([50, 100, 200, 400, 500, 500]);
 
     const zero = fakeTime(0);
-    await withRetry(scripted([net(), net()]).be, { ...zero.opts, baseDelayMs: 100 }).stat(h).catch(() => {});
+    await withRetry(scripted([net(), net()]).be, { ...zero.opts, baseDelayMs: 100 })
+      .stat(h)
+      .catch(() => {});
     expect(zero.slept).toEqual([0, 0]);
   });
 
@@ -96,7 +98,9 @@ describe('withRetry', () => {
     const t = fakeTime();
     const last = net({ n: 5 });
     const { be, calls } = scripted([net(), net(), net(), net(), last, net()]);
-    const e = await withRetry(be, { ...t.opts, maxAttempts: 5 }).stat(h).catch((err: unknown) => err);
+    const e = await withRetry(be, { ...t.opts, maxAttempts: 5 })
+      .stat(h)
+      .catch((err: unknown) => err);
     expect(e).toBe(last);
     expect(calls()).toBe(5);
     expect(t.slept).toHaveLength(4);
@@ -117,7 +121,9 @@ describe('withRetry', () => {
     ['ABORTED', new CairnError('ABORTED', 'cancelled', { retryable: true })],
   ])('never retries %s, whatever the classifier says', async (_, err) => {
     const { be, calls } = scripted([err]);
-    const e = await withRetry(be, { ...fakeTime().opts, isRetryable: () => true }).stat(h).catch((x: unknown) => x);
+    const e = await withRetry(be, { ...fakeTime().opts, isRetryable: () => true })
+      .stat(h)
+      .catch((x: unknown) => x);
     expect(e).toBe(err);
     expect(calls()).toBe(1);
   });
@@ -128,7 +134,9 @@ describe('withRetry', () => {
     ['a DOM AbortError', Object.assign(new Error('aborted'), { name: 'AbortError' })],
   ])('does not retry %s by default', async (_, err) => {
     const { be, calls } = scripted([err]);
-    const e = await withRetry(be, fakeTime().opts).stat(h).catch((x: unknown) => x);
+    const e = await withRetry(be, fakeTime().opts)
+      .stat(h)
+      .catch((x: unknown) => x);
     expect(e).toBe(err);
     expect(calls()).toBe(1);
   });

@@ -4,7 +4,17 @@
 // atomically, so a failed attempt leaves nothing behind that needs removing.
 
 import { CairnError, abortError, isCairnError, throwIfAborted, type ErrorCode } from '../errors';
-import { handleString, preparing, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type RequestOptions, type SaveData } from './backend';
+import {
+  handleString,
+  preparing,
+  type Backend,
+  type FileInfo,
+  type FileType,
+  type Handle,
+  type LoadOptions,
+  type RequestOptions,
+  type SaveData,
+} from './backend';
 
 export interface RetryInfo {
   op: 'save' | 'load' | 'stat' | 'list' | 'remove';
@@ -41,8 +51,18 @@ const NEVER_RETRY: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['NOT_FOUND', 'AC
 
 // Node's socket-level failures (syscall error codes and undici's).
 const NETWORK_CODES = new Set([
-  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
 ]);
 
 /**

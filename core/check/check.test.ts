@@ -162,7 +162,8 @@ describe('check', () => {
 
   it('trees: a missing data blob is kind "blob", a missing sub-tree kind "tree"', async () => {
     const { repo } = await healthy();
-    const missingData = 'aa'.repeat(32), missingTree = 'bb'.repeat(32);
+    const missingData = 'aa'.repeat(32),
+      missingTree = 'bb'.repeat(32);
     const tree = text(
       '{"nodes":[' +
         `{"name":"gone.txt","type":"file",${T},"size":5,"content":["${missingData}"]},` +
@@ -201,7 +202,9 @@ describe('check', () => {
     const { repo, snapshot } = await healthy();
     await snapshotOf(repo, snapshot.snapshot.tree);
     const missing = 'aa'.repeat(32);
-    const tree = text(`{"nodes":[{"name":"f","type":"file","mtime":"2024-01-01T00:00:00Z","atime":"2024-01-01T00:00:00Z","ctime":"2024-01-01T00:00:00Z","uid":0,"gid":0,"content":["${missing}"]}]}\n`);
+    const tree = text(
+      `{"nodes":[{"name":"f","type":"file","mtime":"2024-01-01T00:00:00Z","atime":"2024-01-01T00:00:00Z","ctime":"2024-01-01T00:00:00Z","uid":0,"gid":0,"content":["${missing}"]}]}\n`,
+    );
     await storeIndexed(repo, [{ type: 'tree', plain: tree }]);
     const fresh = await healthyReopen(repo);
     await snapshotOf(fresh, await hashID(tree));

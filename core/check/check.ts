@@ -95,19 +95,32 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
       // As restic's checker: the one name check it makes (restore refuses more, node-name.ts).
       if (node.name === '') problem({ kind: 'tree', code: 'INVALID_NAME', blob: id, message: `tree ${id.slice(0, 8)}: node with empty name` });
       if (node.type === 'file') {
-        if (!node.content) problem({ kind: 'tree', code: 'BAD_TREE', blob: id, message: `tree ${id.slice(0, 8)}: file ${JSON.stringify(node.name)} has nil blob list` });
+        if (!node.content)
+          problem({ kind: 'tree', code: 'BAD_TREE', blob: id, message: `tree ${id.slice(0, 8)}: file ${JSON.stringify(node.name)} has nil blob list` });
         for (const b of node.content ?? []) {
-          if (!repo.index.has('data', b)) problem({ kind: 'blob', code: 'BLOB_NOT_FOUND', blob: b, message: `tree ${id.slice(0, 8)}: file ${JSON.stringify(at)} blob ${b.slice(0, 8)} not found in index` });
+          if (!repo.index.has('data', b))
+            problem({
+              kind: 'blob',
+              code: 'BLOB_NOT_FOUND',
+              blob: b,
+              message: `tree ${id.slice(0, 8)}: file ${JSON.stringify(at)} blob ${b.slice(0, 8)} not found in index`,
+            });
         }
       } else if (node.type === 'dir') {
-        if (!node.subtree) problem({ kind: 'tree', code: 'BAD_TREE', blob: id, message: `tree ${id.slice(0, 8)}: dir ${JSON.stringify(node.name)} subtree id is null` });
+        if (!node.subtree)
+          problem({ kind: 'tree', code: 'BAD_TREE', blob: id, message: `tree ${id.slice(0, 8)}: dir ${JSON.stringify(node.name)} subtree id is null` });
         else await checkTree(node.subtree, at);
       }
     }
   };
   for (const { id, snapshot } of snapshots) {
     if (!repo.index.has('tree', snapshot.tree)) {
-      problem({ kind: 'snapshot', code: 'BLOB_NOT_FOUND', blob: snapshot.tree, message: `snapshot ${id.slice(0, 8)}: tree ${snapshot.tree.slice(0, 8)} not found in index` });
+      problem({
+        kind: 'snapshot',
+        code: 'BLOB_NOT_FOUND',
+        blob: snapshot.tree,
+        message: `snapshot ${id.slice(0, 8)}: tree ${snapshot.tree.slice(0, 8)} not found in index`,
+      });
       continue;
     }
     await checkTree(snapshot.tree, '');
@@ -150,7 +163,8 @@ async function checkPackData(
     return;
   }
   const got = await hashID(bytes);
-  if (got !== pack) problem({ kind: 'pack-hash', code: 'HASH_MISMATCH', pack, message: `pack ${pack}: ID does not match, want ${pack.slice(0, 8)}, got ${got.slice(0, 8)}` });
+  if (got !== pack)
+    problem({ kind: 'pack-hash', code: 'HASH_MISMATCH', pack, message: `pack ${pack}: ID does not match, want ${pack.slice(0, 8)}, got ${got.slice(0, 8)}` });
   let header: PackedBlob[] | undefined;
   try {
     header = await readPackHeader(memoryLoader(bytes), repo.key, pack, size, signal);
@@ -163,27 +177,40 @@ async function checkPackData(
     const key = (b: PackedBlob) => `${b.type}:${b.id}:${b.offset}:${b.length}`;
     const inHeader = new Set(header.map(key));
     for (const b of indexBlobs) {
-      if (!inHeader.has(key(b))) problem({ kind: 'pack-header', code: 'BAD_PACK', pack, blob: b.id, message: `pack ${pack}: blob ${b.id.slice(0, 8)} listed in index is not in the pack header at offset ${b.offset}` });
+      if (!inHeader.has(key(b)))
+        problem({
+          kind: 'pack-header',
+          code: 'BAD_PACK',
+          pack,
+          blob: b.id,
+          message: `pack ${pack}: blob ${b.id.slice(0, 8)} listed in index is not in the pack header at offset ${b.offset}`,
+        });
     }
   }
   // In place only where no other listed blob shares the bytes (a damaged header might).
   const overlaps = new Set<PackedBlob>();
   const byOffset = [...listed].sort((a, b) => a.offset - b.offset);
   for (let i = 1; i < byOffset.length; i++) {
-    const prev = byOffset[i - 1]!, cur = byOffset[i]!;
+    const prev = byOffset[i - 1]!,
+      cur = byOffset[i]!;
     if (cur.offset < prev.offset + prev.length) {
-        overlaps.add(prev);
-        overlaps.add(cur);
-      }
+      overlaps.add(prev);
+      overlaps.add(cur);
+    }
   }
   for (const b of listed) {
     try {
       if (b.offset + b.length > bytes.length) throw new CairnError('BAD_PACK', 'blob extends past the end of the pack');
       await decodeBlob(repo.key, bytes.subarray(b.offset, b.offset + b.length), { ...b, packID: pack }, !overlaps.has(b));
     } catch (e) {
-      problem({ kind: 'blob', code: serializeError(e).code, pack, blob: b.id, message: `pack ${pack}: blob ${b.id} (${b.type}, offset ${b.offset}): ${serializeError(e).message}` });
+      problem({
+        kind: 'blob',
+        code: serializeError(e).code,
+        pack,
+        blob: b.id,
+        message: `pack ${pack}: blob ${b.id} (${b.type}, offset ${b.offset}): ${serializeError(e).message}`,
+      });
     }
   }
   if (bytes.buffer === into.buffer && buffers.length < 4) buffers.push(into);
 }
-

@@ -10,7 +10,7 @@ const MiB = 1 << 20;
 
 async function* piecesOf(data: Uint8Array, seed: number): AsyncGenerator<Uint8Array> {
   const next = prng(seed);
-  for (let at = 0; at < data.length; ) {
+  for (let at = 0; at < data.length;) {
     const n = 1 + (next() % (2 * MiB));
     yield data.subarray(at, at + n);
     at += n;

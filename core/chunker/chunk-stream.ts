@@ -13,7 +13,11 @@ export interface ChunkStreamOptions {
  * restarting the chunker first. Pieces are referenced until their chunk is complete, so a
  * source must not reuse a piece's buffer after yielding it.
  */
-export async function* chunkStream(chunker: Chunker, pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: ChunkStreamOptions = {}): AsyncGenerator<Uint8Array> {
+export async function* chunkStream(
+  chunker: Chunker,
+  pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  options: ChunkStreamOptions = {},
+): AsyncGenerator<Uint8Array> {
   chunker.reset();
   let parts: Uint8Array[] = [];
   let size = 0;

@@ -34,7 +34,10 @@ function errorOf(f: () => unknown): unknown {
  */
 function withoutContentSize(frame: Uint8Array, contentSize: number): Uint8Array {
   const fhd = frame[4]!;
-  const fcsFlag = fhd >> 6, single = (fhd >> 5) & 1, checksum = (fhd >> 2) & 1, dict = fhd & 3;
+  const fcsFlag = fhd >> 6,
+    single = (fhd >> 5) & 1,
+    checksum = (fhd >> 2) & 1,
+    dict = fhd & 3;
   expect(dict).toBe(0);
   const fcsBytes = [single ? 1 : 0, 2, 4, 8][fcsFlag]!;
   const headerEnd = 5 + (single ? 0 : 1) + fcsBytes;
@@ -64,7 +67,12 @@ function frameDeclaring(size: bigint): Uint8Array {
 describe('zstd binding', () => {
   it('refuses to run before initZstd, then loads once from the web build of zstd.wasm', async () => {
     expect(zstdReady()).toBe(false);
-    expect(isCairnError(errorOf(() => compress(new Uint8Array(1))), 'INTERNAL')).toBe(true);
+    expect(
+      isCairnError(
+        errorOf(() => compress(new Uint8Array(1))),
+        'INTERNAL',
+      ),
+    ).toBe(true);
     let loads = 0;
     const wasm = async () => {
       loads++;
@@ -83,7 +91,10 @@ describe('zstd binding', () => {
     bigText = generate({ kind: 'text', seed: 1, size: 8 * MiB });
     bigTextFrame = compress(bigText);
     const random = seededBytes(2, 8 * MiB);
-    for (const [plain, frame] of [[bigText, bigTextFrame], [random, compress(random)]] as const) {
+    for (const [plain, frame] of [
+      [bigText, bigTextFrame],
+      [random, compress(random)],
+    ] as const) {
       expect([...frame.subarray(0, 4)]).toEqual([0x28, 0xb5, 0x2f, 0xfd]);
       expect(sha(decompress(frame))).toBe(sha(plain));
       expect(sha(decompress(frame, plain.length))).toBe(sha(plain));
@@ -107,7 +118,9 @@ describe('zstd binding', () => {
 
   it('higher levels do not produce bigger output on text', () => {
     const plain = generate({ kind: 'text', seed: 5, size: 64 * 1024 });
-    const l1 = compress(plain, 1).length, l3 = compress(plain, 3).length, l19 = compress(plain, 19).length;
+    const l1 = compress(plain, 1).length,
+      l3 = compress(plain, 3).length,
+      l19 = compress(plain, 19).length;
     expect(l19).toBeLessThanOrEqual(l3);
     expect(l3).toBeLessThanOrEqual(l1 + 64);
     expect(same(decompress(compress(plain, 19)), plain)).toBe(true);
@@ -135,7 +148,12 @@ describe('zstd binding', () => {
       const plain = generate({ kind: 'text', seed: 9, size: 10_000 });
       const stripped = withoutContentSize(compress(plain), plain.length);
       for (const wrong of [plain.length - 1, plain.length + 1, 1]) {
-        expect(isCairnError(errorOf(() => decompress(stripped, wrong)), 'DECOMPRESS_FAILED')).toBe(true);
+        expect(
+          isCairnError(
+            errorOf(() => decompress(stripped, wrong)),
+            'DECOMPRESS_FAILED',
+          ),
+        ).toBe(true);
       }
     });
   });
@@ -157,11 +175,21 @@ describe('zstd binding', () => {
     it('a frame declaring more than 1 GiB is refused without allocating it', () => {
       const before = grownBytes;
       for (const size of [2n ** 31n, 2n ** 40n, 2n ** 63n]) {
-        expect(isCairnError(errorOf(() => decompress(frameDeclaring(size))), 'DECOMPRESS_FAILED')).toBe(true);
+        expect(
+          isCairnError(
+            errorOf(() => decompress(frameDeclaring(size))),
+            'DECOMPRESS_FAILED',
+          ),
+        ).toBe(true);
       }
       expect(grownBytes - before).toBeLessThan(64 * MiB);
       // A small declared size with an empty block is simply wrong, not a crash.
-      expect(isCairnError(errorOf(() => decompress(frameDeclaring(10n))), 'DECOMPRESS_FAILED')).toBe(true);
+      expect(
+        isCairnError(
+          errorOf(() => decompress(frameDeclaring(10n))),
+          'DECOMPRESS_FAILED',
+        ),
+      ).toBe(true);
       expect(decompress(frameDeclaring(0n)).length).toBe(0);
     });
 
@@ -181,8 +209,18 @@ describe('zstd binding', () => {
       trailing.set(frame);
       trailing.set([1, 2, 3, 4, 5], frame.length);
       for (const bad of [seededBytes(11, 1000), new Uint8Array(100), wrongMagic, trailing]) {
-        expect(isCairnError(errorOf(() => decompress(bad)), 'DECOMPRESS_FAILED')).toBe(true);
-        expect(isCairnError(errorOf(() => decompress(bad, plain.length)), 'DECOMPRESS_FAILED')).toBe(true);
+        expect(
+          isCairnError(
+            errorOf(() => decompress(bad)),
+            'DECOMPRESS_FAILED',
+          ),
+        ).toBe(true);
+        expect(
+          isCairnError(
+            errorOf(() => decompress(bad, plain.length)),
+            'DECOMPRESS_FAILED',
+          ),
+        ).toBe(true);
       }
     });
 
@@ -190,7 +228,12 @@ describe('zstd binding', () => {
       const f = noSize.slice();
       // First block header right after the 6-byte header: set Block_Type to 3 (reserved).
       f[6] = (f[6]! & ~0b110) | 0b110;
-      expect(isCairnError(errorOf(() => decompress(f)), 'DECOMPRESS_FAILED')).toBe(true);
+      expect(
+        isCairnError(
+          errorOf(() => decompress(f)),
+          'DECOMPRESS_FAILED',
+        ),
+      ).toBe(true);
     });
 
     it('random corruption never crashes: DECOMPRESS_FAILED or (no checksum) different bytes', () => {
@@ -199,7 +242,7 @@ describe('zstd binding', () => {
       for (let i = 0; i < 300; i++) {
         const f = (i % 2 ? frame : noSize).slice();
         const at = 4 + (next() % (f.length - 4));
-        f[at]! ^= 1 << next() % 8;
+        f[at]! ^= 1 << (next() % 8);
         const e = errorOf(() => decompress(f));
         if (e === undefined) continue; // a flipped literal decodes to other bytes; the blob hash catches that
         expect(isCairnError(e, 'DECOMPRESS_FAILED'), String(e)).toBe(true);
@@ -215,7 +258,12 @@ describe('zstd binding', () => {
       const next = prng(13);
       for (let i = 0; i < 50; i++) {
         const bad = i % 2 ? seededBytes(next(), 200) : noSize.subarray(0, 10 + (next() % (noSize.length - 20)));
-        expect(isCairnError(errorOf(() => decompress(bad)), 'DECOMPRESS_FAILED')).toBe(true);
+        expect(
+          isCairnError(
+            errorOf(() => decompress(bad)),
+            'DECOMPRESS_FAILED',
+          ),
+        ).toBe(true);
       }
       expect(grownBytes - before).toBeLessThan(16 * MiB);
       // And the codec still works afterwards.

@@ -74,7 +74,10 @@ function imports(getMemory: () => WebAssembly.Memory): WebAssembly.Imports {
 export function initZstd(wasm: () => Promise<BufferSource>): Promise<void> {
   loading ??= (async () => {
     let memory: WebAssembly.Memory | undefined;
-    const { instance } = await WebAssembly.instantiate(await wasm(), imports(() => memory!));
+    const { instance } = await WebAssembly.instantiate(
+      await wasm(),
+      imports(() => memory!),
+    );
     const x = instance.exports as unknown as ZstdExports;
     for (const name of ['f', 'g', 'h', 'i', 'j', 'l', 'n', 'p', 'q', 's', 't'] as const) {
       if (!(name in x)) throw new CairnError('INTERNAL', 'zstd.wasm is not the pinned @bokuweb/zstd-wasm 0.0.27 build');

@@ -28,7 +28,8 @@ describe('AES in WebAssembly', () => {
     expect(toHex(out)).toBe('69c4e0d86a7b0430d8cd b78070b4c55a'.replace(/\s/g, ''));
     // Matches node's AES-128-ECB on random keys and blocks (Poly1305-AES's nonce encryption).
     for (let i = 0; i < 50; i++) {
-      const k = nodeCrypto.randomBytes(16), b = nodeCrypto.randomBytes(16);
+      const k = nodeCrypto.randomBytes(16),
+        b = nodeCrypto.randomBytes(16);
       const c = nodeCrypto.createCipheriv('aes-128-ecb', k, null);
       c.setAutoPadding(false);
       expect(toHex(wasmAes128block(new Uint8Array(k), new Uint8Array(b)))).toBe(Buffer.concat([c.update(b), c.final()]).toString('hex'));
@@ -38,7 +39,8 @@ describe('AES in WebAssembly', () => {
   it('matches node:crypto for many lengths, keys and IVs, across the 1 MiB piece size', () => {
     const lengths = [0, 1, 15, 16, 17, 31, 33, 1000, (1 << 20) - 1, 1 << 20, (1 << 20) + 5, 3 * (1 << 20) + 7];
     for (const n of lengths) {
-      const key = new Uint8Array(nodeCrypto.randomBytes(32)), iv = new Uint8Array(nodeCrypto.randomBytes(16));
+      const key = new Uint8Array(nodeCrypto.randomBytes(32)),
+        iv = new Uint8Array(nodeCrypto.randomBytes(16));
       const data = new Uint8Array(nodeCrypto.randomBytes(n));
       const got = wasmAes256ctr(key, iv, data);
       expect(Buffer.compare(got, nodeCtr(key, iv, data)), `length ${n}`).toBe(0);
@@ -48,23 +50,33 @@ describe('AES in WebAssembly', () => {
   it('carries the counter across all 128 bits as Go does (IVs near 2^64 and 2^128)', () => {
     const key = new Uint8Array(nodeCrypto.randomBytes(32));
     const data = new Uint8Array(nodeCrypto.randomBytes(100));
-    for (const iv of ['ffffffffffffffffffffffffffffffff', '0000000000000000fffffffffffffffe', '00000000000000ffffffffffffffffff', '7fffffffffffffffffffffffffffffff']) {
+    for (const iv of [
+      'ffffffffffffffffffffffffffffffff',
+      '0000000000000000fffffffffffffffe',
+      '00000000000000ffffffffffffffffff',
+      '7fffffffffffffffffffffffffffffff',
+    ]) {
       expect(Buffer.compare(wasmAes256ctr(key, hex(iv), data), nodeCtr(key, hex(iv), data)), iv).toBe(0);
     }
   });
 
   it('switches keys correctly between calls', () => {
-    const k1 = new Uint8Array(nodeCrypto.randomBytes(32)), k2 = new Uint8Array(nodeCrypto.randomBytes(32));
+    const k1 = new Uint8Array(nodeCrypto.randomBytes(32)),
+      k2 = new Uint8Array(nodeCrypto.randomBytes(32));
     const iv = new Uint8Array(16).fill(9);
     const d = new Uint8Array(64).fill(1);
-    const a = wasmAes256ctr(k1, iv, d), b = wasmAes256ctr(k2, iv, d), c = wasmAes256ctr(k1, iv, d);
+    const a = wasmAes256ctr(k1, iv, d),
+      b = wasmAes256ctr(k2, iv, d),
+      c = wasmAes256ctr(k1, iv, d);
     expect(Buffer.compare(a, nodeCtr(k1, iv, d))).toBe(0);
     expect(Buffer.compare(b, nodeCtr(k2, iv, d))).toBe(0);
     expect(Buffer.compare(c, a)).toBe(0);
   });
 
   it('writes into a given output array', () => {
-    const key = new Uint8Array(32).fill(3), iv = new Uint8Array(16).fill(4), data = new Uint8Array(40).fill(5);
+    const key = new Uint8Array(32).fill(3),
+      iv = new Uint8Array(16).fill(4),
+      data = new Uint8Array(40).fill(5);
     const out = new Uint8Array(40);
     expect(wasmAes256ctr(key, iv, data, out)).toBe(out);
     expect(Buffer.compare(out, nodeCtr(key, iv, data))).toBe(0);

@@ -16,7 +16,15 @@ function decodeError(s: string): unknown {
 
 describe('base64', () => {
   it('matches RFC 4648 §10 test vectors', () => {
-    const cases: [string, string][] = [['', ''], ['f', 'Zg=='], ['fo', 'Zm8='], ['foo', 'Zm9v'], ['foob', 'Zm9vYg=='], ['fooba', 'Zm9vYmE='], ['foobar', 'Zm9vYmFy']];
+    const cases: [string, string][] = [
+      ['', ''],
+      ['f', 'Zg=='],
+      ['fo', 'Zm8='],
+      ['foo', 'Zm9v'],
+      ['foob', 'Zm9vYg=='],
+      ['fooba', 'Zm9vYmE='],
+      ['foobar', 'Zm9vYmFy'],
+    ];
     for (const [plain, enc] of cases) {
       const bytes = new TextEncoder().encode(plain);
       expect(base64Encode(bytes)).toBe(enc);

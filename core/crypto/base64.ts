@@ -40,7 +40,8 @@ export function base64Decode(s: string): Uint8Array {
   let o = 0;
   for (let i = 0; i < s.length; i += 4) {
     const last = i + 4 === s.length;
-    const c0 = sextet(s, i), c1 = sextet(s, i + 1);
+    const c0 = sextet(s, i),
+      c1 = sextet(s, i + 1);
     const c2 = last && pad >= 2 ? 0 : sextet(s, i + 2);
     const c3 = last && pad >= 1 ? 0 : sextet(s, i + 3);
     if ((c0 | c1 | c2 | c3) < 0) throw new CairnError('BAD_KEY_FILE', 'invalid base64 character');

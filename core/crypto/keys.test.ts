@@ -51,7 +51,8 @@ describe('Key', () => {
 
   it('random keys are valid and distinct', async () => {
     await initEngine();
-    const a = Key.random(), b = Key.random();
+    const a = Key.random(),
+      b = Key.random();
     expect(a.valid()).toBe(true);
     expect(base64Encode(a.encrypt)).not.toBe(base64Encode(b.encrypt));
   });

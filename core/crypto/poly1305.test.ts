@@ -29,12 +29,16 @@ const IETF_TEXT =
   'Internet-Draft or RFC and any statement made within the context of an IETF activity is considered an ' +
   '"IETF Contribution". Such statements include oral statements in IETF sessions, as well as written and ' +
   'electronic communications made at any time or place, which are addressed to';
-const JABBERWOCKY =
-  "'Twas brillig, and the slithy toves\nDid gyre and gimble in the wabe:\nAll mimsy were the borogoves,\nAnd the mome raths outgrabe.";
+const JABBERWOCKY = "'Twas brillig, and the slithy toves\nDid gyre and gimble in the wabe:\nAll mimsy were the borogoves,\nAnd the mome raths outgrabe.";
 
 // RFC 8439 §2.5.2 and Appendix A.3 (#1–#11).
 const VECTORS: Array<[name: string, key: string, msg: Uint8Array, tag: string]> = [
-  ['§2.5.2', '85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b', text('Cryptographic Forum Research Group'), 'a8061dc1305136c6c22b8baf0c0127a9'],
+  [
+    '§2.5.2',
+    '85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b',
+    text('Cryptographic Forum Research Group'),
+    'a8061dc1305136c6c22b8baf0c0127a9',
+  ],
   ['A.3 #1', '00'.repeat(32), new Uint8Array(64), '00'.repeat(16)],
   ['A.3 #2', '00'.repeat(16) + '36e5f6b5c5e06070f0efca96227a863e', text(IETF_TEXT), '36e5f6b5c5e06070f0efca96227a863e'],
   ['A.3 #3', '36e5f6b5c5e06070f0efca96227a863e' + '00'.repeat(16), text(IETF_TEXT), 'f3477e7cd95417af89a6b8794c310cf0'],
@@ -66,8 +70,40 @@ describe('poly1305', () => {
 
   const MiB = 1 << 20;
   const lengths = [
-    0, 1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 100, 255, 256, 1000, 4095, 4096, 65537,
-    MiB - 17, MiB - 16, MiB - 1, MiB, MiB + 1, MiB + 15, MiB + 16, MiB + 17, MiB + 33, 2 * MiB, 2 * MiB + 31, 5 * MiB + 3,
+    0,
+    1,
+    2,
+    15,
+    16,
+    17,
+    31,
+    32,
+    33,
+    47,
+    48,
+    49,
+    63,
+    64,
+    65,
+    100,
+    255,
+    256,
+    1000,
+    4095,
+    4096,
+    65537,
+    MiB - 17,
+    MiB - 16,
+    MiB - 1,
+    MiB,
+    MiB + 1,
+    MiB + 15,
+    MiB + 16,
+    MiB + 17,
+    MiB + 33,
+    2 * MiB,
+    2 * MiB + 31,
+    5 * MiB + 3,
   ];
   it.each(lengths)('agrees with the BigInt reference on %i random bytes', (len) => {
     const key = seededBytes(len ^ 0x5eed, 32);

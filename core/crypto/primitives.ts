@@ -68,7 +68,8 @@ export const webPrimitives: Primitives = {
   async aes256ctr(key, iv, data, out) {
     const k = await ctrKey(key);
     garbageMade(data.length); // each piece's output is a new ArrayBuffer
-    const piece = (counter: Uint8Array, bytes: Uint8Array) => subtle().encrypt({ name: 'AES-CTR', counter: counter as BufferSource, length: 128 }, k, bytes as BufferSource);
+    const piece = (counter: Uint8Array, bytes: Uint8Array) =>
+      subtle().encrypt({ name: 'AES-CTR', counter: counter as BufferSource, length: 128 }, k, bytes as BufferSource);
     if (data.length <= CTR_PIECE) {
       const ct = new Uint8Array(await piece(iv, data));
       if (!out) return ct;

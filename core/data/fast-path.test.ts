@@ -37,7 +37,9 @@ function show(v: unknown): string {
   if (v instanceof Map) return `Map{${[...v].map(([k, x]) => `${JSON.stringify(k)}:${show(x)}`).join(',')}}`;
   if (Array.isArray(v)) return `[${v.map(show).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.entries(v).map(([k, x]) => `${k}:${show(x)}`).join(',')}}`;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}:${show(x)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? String(v);
 }
@@ -80,38 +82,105 @@ function baseNode(r: () => number, i: number): [string, string][] {
 }
 
 const VALUE_VARIANTS = [
-  'null', '0', '1', '-1', '-0', '1.0', '1e3', '01', '4294967295', '4294967296', '9007199254740991',
-  '9007199254740993', '18446744073709551615', '18446744073709551616', '""', '"x"', '[]', '{}', 'true',
-  `"${ID}"`, `"${ID.toUpperCase()}"`, `["${ID}","${ID}"]`, `[null]`, '["00"]', TIME, '"2023-01-02T03:04:05,5Z"',
-  '"2023-02-29T00:00:00Z"', '"2023-01-02T03:04:05+24:00"', '"yesterday"', '"a\\\\b"', '"\\u003c"', '"\\ud800"',
-  '"\\"q\\""', '"tab\\there"', '"\u00e9\u65e5"', '"Yf8="', '"!"', '[{"name":"user.a","value":"AQ=="}]',
-  '[{"value":null,"name":"x"}]', '[{"name":"a","value":"AQ==","extra":1}]', '{"windows.a":true}',
+  'null',
+  '0',
+  '1',
+  '-1',
+  '-0',
+  '1.0',
+  '1e3',
+  '01',
+  '4294967295',
+  '4294967296',
+  '9007199254740991',
+  '9007199254740993',
+  '18446744073709551615',
+  '18446744073709551616',
+  '""',
+  '"x"',
+  '[]',
+  '{}',
+  'true',
+  `"${ID}"`,
+  `"${ID.toUpperCase()}"`,
+  `["${ID}","${ID}"]`,
+  `[null]`,
+  '["00"]',
+  TIME,
+  '"2023-01-02T03:04:05,5Z"',
+  '"2023-02-29T00:00:00Z"',
+  '"2023-01-02T03:04:05+24:00"',
+  '"yesterday"',
+  '"a\\\\b"',
+  '"\\u003c"',
+  '"\\ud800"',
+  '"\\"q\\""',
+  '"tab\\there"',
+  '"\u00e9\u65e5"',
+  '"Yf8="',
+  '"!"',
+  '[{"name":"user.a","value":"AQ=="}]',
+  '[{"value":null,"name":"x"}]',
+  '[{"name":"a","value":"AQ==","extra":1}]',
+  '{"windows.a":true}',
 ];
 
 const NAME_VARIANTS = [
-  '"plain"', '"caf\u00e9"', '"\\\\x41"', '"a\\\\\\"b"', '"back\\\\\\\\slash"', '"\\\\U0001fae0"', '"\\u003chtml\\u003e"',
-  '"tab\\\\t"', '"bad\\\\q"', '"raw\\"quote"', '"\\ud83d\\ude00"', '"\\ud83d"', '""', '"\u2028"', '"\\\\xff\\\\xfe"',
+  '"plain"',
+  '"caf\u00e9"',
+  '"\\\\x41"',
+  '"a\\\\\\"b"',
+  '"back\\\\\\\\slash"',
+  '"\\\\U0001fae0"',
+  '"\\u003chtml\\u003e"',
+  '"tab\\\\t"',
+  '"bad\\\\q"',
+  '"raw\\"quote"',
+  '"\\ud83d\\ude00"',
+  '"\\ud83d"',
+  '""',
+  '"\u2028"',
+  '"\\\\xff\\\\xfe"',
 ];
 
 function mutate(r: () => number, fields: [string, string][]): { fields: [string, string][]; ws: boolean } {
-  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
   const at = Math.floor(r() * fields.length);
   let ws = false;
   switch (Math.floor(r() * 9)) {
-    case 0: fields[at]![1] = pick(VALUE_VARIANTS); break;
-    case 1: fields[0]![1] = pick(NAME_VARIANTS); break;
-    case 2: fields.splice(at, 1); break;
-    case 3: fields.splice(at, 0, [pick(['future', 'Name', 'SIZE', 'name', 'generic_attributes', 'extended_attributes', 'linktarget_raw', 'error']), pick(VALUE_VARIANTS)]); break;
-    case 4: { const j = Math.floor(r() * fields.length); [fields[at], fields[j]] = [fields[j]!, fields[at]!]; break; }
-    case 5: fields.push([fields[at]![0], pick(VALUE_VARIANTS)]); break;
-    case 6: ws = true; break;
-    default: break; // unchanged
+    case 0:
+      fields[at]![1] = pick(VALUE_VARIANTS);
+      break;
+    case 1:
+      fields[0]![1] = pick(NAME_VARIANTS);
+      break;
+    case 2:
+      fields.splice(at, 1);
+      break;
+    case 3:
+      fields.splice(at, 0, [
+        pick(['future', 'Name', 'SIZE', 'name', 'generic_attributes', 'extended_attributes', 'linktarget_raw', 'error']),
+        pick(VALUE_VARIANTS),
+      ]);
+      break;
+    case 4: {
+      const j = Math.floor(r() * fields.length);
+      [fields[at], fields[j]] = [fields[j]!, fields[at]!];
+      break;
+    }
+    case 5:
+      fields.push([fields[at]![0], pick(VALUE_VARIANTS)]);
+      break;
+    case 6:
+      ws = true;
+      break;
+    default:
+      break; // unchanged
   }
   return { fields, ws };
 }
 
-const nodeText = ({ fields, ws }: { fields: [string, string][]; ws: boolean }) =>
-  '{' + fields.map(([k, v]) => `"${k}":${ws ? ' ' : ''}${v}`).join(',') + '}';
+const nodeText = ({ fields, ws }: { fields: [string, string][]; ws: boolean }) => '{' + fields.map(([k, v]) => `"${k}":${ws ? ' ' : ''}${v}`).join(',') + '}';
 
 describe('decodeTree fast path agrees with the strict reader', () => {
   it('on restic-shaped trees with seeded perturbations', () => {
@@ -218,7 +287,7 @@ describe('decodeSnapshot fast path agrees with the strict reader', () => {
 
   it('on snapshot JSON with seeded perturbations', () => {
     const r = rng(11);
-    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
     for (let t = 0; t < 2000; t++) {
       const fields = base();
       for (let m = Math.floor(r() * 3); m > 0; m--) {

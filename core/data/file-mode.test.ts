@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  goFileModeFor,
-  goFileModeFromUnix,
-  goFileModeString,
-  nodeTypeFromGoFileMode,
-  unixModeFromGoFileMode,
-} from './file-mode';
+import { goFileModeFor, goFileModeFromUnix, goFileModeString, nodeTypeFromGoFileMode, unixModeFromGoFileMode } from './file-mode';
 
 // [st_mode, FileMode restic stores (values seen in restic 0.14 trees), node type, FileMode.String()]
 const CASES: [number, number, string, string][] = [

@@ -15,8 +15,7 @@ export const ModeCharDevice = 1 << 21;
 export const ModeSticky = 1 << 20;
 export const ModeIrregular = 1 << 19;
 export const ModePerm = 0o777;
-export const ModeType =
-  (ModeDir | ModeSymlink | ModeNamedPipe | ModeSocket | ModeDevice | ModeCharDevice | ModeIrregular) >>> 0;
+export const ModeType = (ModeDir | ModeSymlink | ModeNamedPipe | ModeSocket | ModeDevice | ModeCharDevice | ModeIrregular) >>> 0;
 /** The bits restic keeps from a FileMode. */
 export const RESTIC_MODE_MASK = (ModePerm | ModeType | ModeSetuid | ModeSetgid | ModeSticky) >>> 0;
 

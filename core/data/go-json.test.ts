@@ -40,15 +40,12 @@ describe('goJsonUint', () => {
 });
 
 describe('[]byte as base64', () => {
-  it.each([[[]], [[0]], [[0, 1]], [[0, 1, 2]], [[255, 254, 253, 252]], [[118, 0, 255, 60, 38, 62]]])(
-    'matches standard base64 for %j',
-    (arr) => {
-      const b = Uint8Array.from(arr);
-      const text = goJsonBytes(b);
-      expect(text).toBe(`"${Buffer.from(b).toString('base64')}"`);
-      expect(decodeBase64(text.slice(1, -1))).toEqual(b);
-    },
-  );
+  it.each([[[]], [[0]], [[0, 1]], [[0, 1, 2]], [[255, 254, 253, 252]], [[118, 0, 255, 60, 38, 62]]])('matches standard base64 for %j', (arr) => {
+    const b = Uint8Array.from(arr);
+    const text = goJsonBytes(b);
+    expect(text).toBe(`"${Buffer.from(b).toString('base64')}"`);
+    expect(decodeBase64(text.slice(1, -1))).toEqual(b);
+  });
 
   it.each(['A', 'AB=', 'A===', 'AB C', 'AB-_', 'AB=C'])('rejects %j', (s) => {
     expect(decodeBase64(s)).toBeUndefined();

@@ -41,7 +41,7 @@ export function goJsonString(s: string): string {
 export function goJsonStringBytes(b: Uint8Array): string {
   let out = '"';
   let run = '';
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const [cp, w] = decodeRune(b, i);
     if (cp === RUNE_ERROR && w === 1) {
       out += goJsonString(run).slice(1, -1) + '\\ufffd';

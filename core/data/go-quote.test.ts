@@ -12,7 +12,7 @@ const QUOTE_CASES: [string | Uint8Array, string][] = [
   ['\x07\b\f\n\r\t\v', '"\\a\\b\\f\\n\\r\\t\\v"'],
   ['ctl\x01\x1b\x00', '"ctl\\x01\\x1b\\x00"'],
   ['del\x7f', '"del\\x7f"'],
-  ['<&>\'`', '"<&>\'`"'],
+  ["<&>'`", '"<&>\'`"'],
   ['caf\u00e9', '"caf\u00e9"'],
   ['cafe\u0301', '"cafe\u0301"'], // combining mark (M) is printable
   ['nbsp\u00a0', '"nbsp\\u00a0"'], // Zs other than U+0020 is not
@@ -62,7 +62,7 @@ describe('goUnquote', () => {
     ['unescaped quote', '"a"b"'],
     ['raw newline', '"a\nb"'],
     ['unknown escape', '"\\q"'],
-    ["escaped single quote in a double-quoted string", '"\\\'"'],
+    ['escaped single quote in a double-quoted string', '"\\\'"'],
     ['surrogate escape', '"\\ud800"'],
     ['rune above U+10FFFF', '"\\U00110000"'],
     ['short hex', '"\\x4"'],

@@ -75,7 +75,7 @@ export function goQuoteBody(s: string): string {
   if (PLAIN_ASCII.test(s)) return s;
   let out = '';
   let plainFrom = 0; // s[plainFrom..i) is copied verbatim
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const c = s.charCodeAt(i);
     let cp = c;
     let width = 1;
@@ -111,7 +111,7 @@ function quoteRune(r: number): string {
 
 function goQuoteBytesBody(b: Uint8Array): string {
   let out = '';
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const [r, width] = decodeRune(b, i);
     out += r === RUNE_ERROR && width === 1 ? '\\x' + hex(b[i]!, 2) : quoteRune(r);
     i += width;
@@ -153,7 +153,7 @@ export function goUnquote(literal: string): Uint8Array {
   const pushRune = (cp: number) => {
     for (const b of utf8Encode(String.fromCodePoint(cp))) bytes.push(b);
   };
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const c = s[i]!;
     if (c === '"') throw new GoSyntaxError(literal);
     if (c !== '\\') {

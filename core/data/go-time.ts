@@ -203,4 +203,3 @@ export class GoTime {
     return this.sec * 1000 + Math.floor(this.nsec / 1_000_000);
   }
 }
-

@@ -11,15 +11,7 @@
 // bench/micro/tree-codec.ts measures them.
 
 export { decodeTree, encodeTree, TreeBuilder, type Tree } from './tree';
-export {
-  decodeNodeValue,
-  encodeNode,
-  encodeNodeName,
-  nameBytes,
-  type EncodeOptions,
-  type ExtendedAttribute,
-  type Node,
-} from './node';
+export { decodeNodeValue, encodeNode, encodeNodeName, nameBytes, type EncodeOptions, type ExtendedAttribute, type Node } from './node';
 export { decodeSnapshot, encodeSnapshot, type Snapshot, type SnapshotSummary } from './snapshot';
 export { GoTime, GoTimeError } from './go-time';
 export {

@@ -27,13 +27,20 @@ describe('partitionByName', () => {
   it('keeps the first of a repeated name and refuses the rest, in order', () => {
     const { valid, refused } = partitionByName([file('a'), file('..'), file('a'), file('b'), file(''), file('a')]);
     expect(valid.map((n) => n.name)).toEqual(['a', 'b']);
-    expect(refused.map((r) => [r.node.name, r.problem])).toEqual([['..', 'dot-dot'], ['a', 'repeated'], ['', 'empty'], ['a', 'repeated']]);
+    expect(refused.map((r) => [r.node.name, r.problem])).toEqual([
+      ['..', 'dot-dot'],
+      ['a', 'repeated'],
+      ['', 'empty'],
+      ['a', 'repeated'],
+    ]);
   });
 });
 
 describe('assertSafePath', () => {
   it('names the folder and the refused component', () => {
-    expect(() => assertSafePath(['ok', 'sub', '..', 'x'])).toThrow(expect.objectContaining({ code: 'INVALID_NAME', message: expect.stringMatching(/^\/ok\/sub: .*"\.\."/) }));
+    expect(() => assertSafePath(['ok', 'sub', '..', 'x'])).toThrow(
+      expect.objectContaining({ code: 'INVALID_NAME', message: expect.stringMatching(/^\/ok\/sub: .*"\.\."/) }),
+    );
     expect(() => assertSafePath(['ok', 'fine'])).not.toThrow();
   });
 });

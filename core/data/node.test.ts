@@ -6,7 +6,15 @@ import { parseJson, type JsonValue } from './json-reader';
 const T = GoTime.parse('2020-09-13T12:26:40.5+02:00');
 const TIMES = '"mtime":"2020-09-13T12:26:40.5+02:00","atime":"2020-09-13T12:26:40.5+02:00","ctime":"2020-09-13T12:26:40.5+02:00"';
 const node = (extra: Partial<Node>): Node => ({
-  name: 'n', type: 'file', mtime: T, atime: T, ctime: T, uid: 0, gid: 0, content: [], ...extra,
+  name: 'n',
+  type: 'file',
+  mtime: T,
+  atime: T,
+  ctime: T,
+  uid: 0,
+  gid: 0,
+  content: [],
+  ...extra,
 });
 const roundTrip = (n: Node) =>
   decodeNodeValue(parseJson(encodeNode(n)), (m) => {
@@ -45,8 +53,14 @@ describe('encodeNode', () => {
       size: 3,
       links: 4,
       linkTarget: 't',
-      extendedAttributes: [{ name: 'user.a', value: Uint8Array.from([1]) }, { name: 'user.b', value: null }],
-      genericAttributes: new Map<string, JsonValue>([['windows.z', true], ['windows.a', 'x']]),
+      extendedAttributes: [
+        { name: 'user.a', value: Uint8Array.from([1]) },
+        { name: 'user.b', value: null },
+      ],
+      genericAttributes: new Map<string, JsonValue>([
+        ['windows.z', true],
+        ['windows.a', 'x'],
+      ]),
       device: 5n,
       content: ['a'.repeat(64)],
       error: 'oops',
@@ -62,9 +76,7 @@ describe('encodeNode', () => {
 
   it('writes dirs with subtree and null content', () => {
     const d = node({ type: 'dir', mode: 2147484141, content: null, subtree: 'b'.repeat(64) });
-    expect(encodeNode(d)).toBe(
-      `{"name":"n","type":"dir","mode":2147484141,${TIMES},"uid":0,"gid":0,"content":null,"subtree":"${'b'.repeat(64)}"}`,
-    );
+    expect(encodeNode(d)).toBe(`{"name":"n","type":"dir","mode":2147484141,${TIMES},"uid":0,"gid":0,"content":null,"subtree":"${'b'.repeat(64)}"}`);
   });
 
   it('writes an invalid-UTF-8 symlink target as restic >= 0.16 does', () => {

@@ -173,9 +173,7 @@ export function writeNode(w: JsonWriter, node: Node, opts?: EncodeOptions): void
   }
   if (node.linkTargetRaw?.length) w.ascii(`,"linktarget_raw":${goJsonBytes(node.linkTargetRaw)}`);
   if (node.extendedAttributes?.length) {
-    const attrs = node.extendedAttributes.map(
-      (a) => `{"name":${goJsonString(a.name)},"value":${a.value === null ? 'null' : goJsonBytes(a.value)}}`,
-    );
+    const attrs = node.extendedAttributes.map((a) => `{"name":${goJsonString(a.name)},"value":${a.value === null ? 'null' : goJsonBytes(a.value)}}`);
     w.utf8(`,"extended_attributes":[${attrs.join(',')}]`);
   }
   if (node.genericAttributes?.size) {
@@ -221,9 +219,28 @@ export function encodeNode(node: Node, opts?: EncodeOptions): string {
 }
 
 const NODE_FIELDS = [
-  'name', 'type', 'mode', 'mtime', 'atime', 'ctime', 'uid', 'gid', 'user', 'group', 'inode', 'device_id',
-  'size', 'links', 'linktarget', 'linktarget_raw', 'extended_attributes', 'generic_attributes', 'device',
-  'content', 'subtree', 'error',
+  'name',
+  'type',
+  'mode',
+  'mtime',
+  'atime',
+  'ctime',
+  'uid',
+  'gid',
+  'user',
+  'group',
+  'inode',
+  'device_id',
+  'size',
+  'links',
+  'linktarget',
+  'linktarget_raw',
+  'extended_attributes',
+  'generic_attributes',
+  'device',
+  'content',
+  'subtree',
+  'error',
 ] as const;
 
 const XATTR_FIELDS = ['name', 'value'] as const;
@@ -307,4 +324,3 @@ export function decodeNodeValue(v: JsonValue, fail: Fail): Node {
   // only that entry, instead of the whole directory becoming unreadable.
   return node;
 }
-

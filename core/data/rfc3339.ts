@@ -37,8 +37,7 @@ export const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 =
 export const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** What Go's time.Parse(time.RFC3339, …) accepts, before its range checks. */
-export const RFC3339_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+export const RFC3339_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 
 // Formatting caches: sibling files mostly share a day and always share a zone.
 const DATE = new Uint8Array(11); // "YYYY-MM-DDT" of dateDays

@@ -32,9 +32,20 @@ function summary(c: JsonCursor): SnapshotSummary | undefined {
   if (!c.char(0x7d)) return undefined;
   // Property order as the strict reader sets them (SUMMARY_FIELDS order).
   return {
-    backupStart, backupEnd, filesNew: v[0]!, filesChanged: v[1]!, filesUnmodified: v[2]!, dirsNew: v[3]!,
-    dirsChanged: v[4]!, dirsUnmodified: v[5]!, dataBlobs: v[6]!, treeBlobs: v[7]!, dataAdded: v[8]!,
-    dataAddedPacked: v[9]!, totalFilesProcessed: v[10]!, totalBytesProcessed: v[11]!,
+    backupStart,
+    backupEnd,
+    filesNew: v[0]!,
+    filesChanged: v[1]!,
+    filesUnmodified: v[2]!,
+    dirsNew: v[3]!,
+    dirsChanged: v[4]!,
+    dirsUnmodified: v[5]!,
+    dataBlobs: v[6]!,
+    treeBlobs: v[7]!,
+    dataAdded: v[8]!,
+    dataAddedPacked: v[9]!,
+    totalFilesProcessed: v[10]!,
+    totalBytesProcessed: v[11]!,
   };
 }
 

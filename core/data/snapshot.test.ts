@@ -22,9 +22,7 @@ describe('encodeSnapshot', () => {
   const minimal: Snapshot = { time: GoTime.parse('2024-01-02T03:04:05.06+01:00'), tree: ID('a'), paths: ['/home/u'] };
 
   it('omits empty optional fields', () => {
-    expect(text(encodeSnapshot(minimal))).toBe(
-      `{"time":"2024-01-02T03:04:05.06+01:00","tree":"${ID('a')}","paths":["/home/u"]}`,
-    );
+    expect(text(encodeSnapshot(minimal))).toBe(`{"time":"2024-01-02T03:04:05.06+01:00","tree":"${ID('a')}","paths":["/home/u"]}`);
   });
 
   it('writes every field in Go struct order, summary included (restic 0.17)', () => {

@@ -37,8 +37,19 @@ export interface Snapshot {
 const SUMMARY_KEYS = ['backup_start', 'backup_end', ...SUMMARY_FIELDS.map((x) => x[0])];
 
 const SNAPSHOT_FIELDS = [
-  'time', 'parent', 'tree', 'paths', 'hostname', 'username', 'uid', 'gid', 'excludes', 'tags', 'original',
-  'program_version', 'summary',
+  'time',
+  'parent',
+  'tree',
+  'paths',
+  'hostname',
+  'username',
+  'uid',
+  'gid',
+  'excludes',
+  'tags',
+  'original',
+  'program_version',
+  'summary',
 ] as const;
 
 function fail(op: string, message: string, cause?: unknown): never {

@@ -20,7 +20,16 @@ const text = (b: Uint8Array) => Buffer.from(b).toString();
 const T = GoTime.parse('2020-09-13T12:26:40Z');
 const ID = (c: string) => c.repeat(64);
 const file = (name: string, extra: Partial<Node> = {}): Node => ({
-  name, type: 'file', mode: 420, mtime: T, atime: T, ctime: T, uid: 1000, gid: 100, content: [], ...extra,
+  name,
+  type: 'file',
+  mode: 420,
+  mtime: T,
+  atime: T,
+  ctime: T,
+  uid: 1000,
+  gid: 100,
+  content: [],
+  ...extra,
 });
 
 describe('trees written by restic 0.14 (fixtures)', () => {
@@ -157,7 +166,9 @@ describe('decodeTree', () => {
   });
 
   it('reads a file with a null content list and a dir without subtree, as restic does (check reports them)', () => {
-    const t = decodeTree(`{"nodes":[{"name":"d","type":"dir","mtime":"2020-09-13T12:26:40Z","atime":"2020-09-13T12:26:40Z","ctime":"2020-09-13T12:26:40Z","uid":0,"gid":0,"content":null},{"name":"f","type":"file","mtime":"2020-09-13T12:26:40Z","atime":"2020-09-13T12:26:40Z","ctime":"2020-09-13T12:26:40Z","uid":0,"gid":0,"content":null}]}`);
+    const t = decodeTree(
+      `{"nodes":[{"name":"d","type":"dir","mtime":"2020-09-13T12:26:40Z","atime":"2020-09-13T12:26:40Z","ctime":"2020-09-13T12:26:40Z","uid":0,"gid":0,"content":null},{"name":"f","type":"file","mtime":"2020-09-13T12:26:40Z","atime":"2020-09-13T12:26:40Z","ctime":"2020-09-13T12:26:40Z","uid":0,"gid":0,"content":null}]}`,
+    );
     expect(t.nodes.map((n) => [n.name, n.type, n.content, n.subtree])).toEqual([
       ['d', 'dir', null, undefined],
       ['f', 'file', null, undefined],

@@ -20,8 +20,7 @@ export interface Tree {
 
 const TREE_FIELDS = ['nodes'] as const;
 
-const badTree = (message: string, op: string, cause?: unknown) =>
-  new CairnError('BAD_TREE', message, { op, cause });
+const badTree = (message: string, op: string, cause?: unknown) => new CairnError('BAD_TREE', message, { op, cause });
 
 const HEAD = '{"nodes":[';
 const TAIL = ']}\n';

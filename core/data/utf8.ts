@@ -30,8 +30,7 @@ export function decodeRune(b: Uint8Array, i: number): [number, number] {
     const lo = b0 === 0xf0 ? 0x90 : 0x80;
     const hi = b0 === 0xf4 ? 0x8f : 0xbf;
     if (cont(1, lo, hi) && cont(2) && cont(3)) {
-      const cp =
-        ((b0 & 0x07) << 18) | ((b[i + 1]! & 0x3f) << 12) | ((b[i + 2]! & 0x3f) << 6) | (b[i + 3]! & 0x3f);
+      const cp = ((b0 & 0x07) << 18) | ((b[i + 1]! & 0x3f) << 12) | ((b[i + 2]! & 0x3f) << 6) | (b[i + 3]! & 0x3f);
       return [cp, 4];
     }
   }
@@ -40,7 +39,7 @@ export function decodeRune(b: Uint8Array, i: number): [number, number] {
 
 /** True when every byte belongs to a well-formed UTF-8 sequence (Go's utf8.Valid). */
 export function isValidUtf8(b: Uint8Array): boolean {
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     if (b[i]! < 0x80) {
       i++;
       continue;
@@ -62,7 +61,7 @@ export function utf8DecodeGo(b: Uint8Array): string {
   const text = lossyDecoder.decode(b);
   if (text.indexOf('\ufffd') < 0 || isValidUtf8(b)) return text;
   let out = '';
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const [cp, w] = decodeRune(b, i);
     out += String.fromCodePoint(cp);
     i += w;

@@ -27,7 +27,7 @@ const packs: IndexPack[] = [
 ];
 
 describe('index files', () => {
-  it('writes restic\'s JSON: uncompressed_length only for compressed blobs, trailing newline', () => {
+  it("writes restic's JSON: uncompressed_length only for compressed blobs, trailing newline", () => {
     const text = encodeIndex(packs);
     expect(text.endsWith('}\n')).toBe(true);
     expect(text).toBe(

@@ -23,7 +23,8 @@ describe('MasterIndex', () => {
   });
 
   it('holds 200,000 random blobs in 200 packs: every lookup exact, absent IDs absent, types apart', () => {
-    const N = 200_000, PER_PACK = 1000;
+    const N = 200_000,
+      PER_PACK = 1000;
     const blobIDs = ids(1, N);
     const packIDs = ids(2, N / PER_PACK);
     const next = prng(3);
@@ -35,7 +36,13 @@ describe('MasterIndex', () => {
       for (let i = 0; i < PER_PACK; i++) {
         const length = 32 + (next() % 100_000);
         const compressed = next() % 2 === 0;
-        const b: PackedBlob = { type: p % 2 ? 'tree' : 'data', id: blobIDs[p * PER_PACK + i]!, offset, length, uncompressedLength: compressed ? length * 3 : 0 };
+        const b: PackedBlob = {
+          type: p % 2 ? 'tree' : 'data',
+          id: blobIDs[p * PER_PACK + i]!,
+          offset,
+          length,
+          uncompressedLength: compressed ? length * 3 : 0,
+        };
         offset += length;
         blobs.push(b);
       }
@@ -69,12 +76,20 @@ describe('MasterIndex', () => {
   it('keeps every copy of a blob stored in several packs', () => {
     const m = new MasterIndex();
     const [blob, p1, p2, p3, other] = ids(5, 5) as [string, string, string, string, string];
-    m.addPack(p1, [{ type: 'data', id: other, offset: 0, length: 40, uncompressedLength: 0 }, { type: 'data', id: blob, offset: 40, length: 100, uncompressedLength: 0 }]);
+    m.addPack(p1, [
+      { type: 'data', id: other, offset: 0, length: 40, uncompressedLength: 0 },
+      { type: 'data', id: blob, offset: 40, length: 100, uncompressedLength: 0 },
+    ]);
     m.addPack(p2, [{ type: 'data', id: blob, offset: 0, length: 60, uncompressedLength: 200 }]);
     m.addPack(p3, [{ type: 'tree', id: blob, offset: 8, length: 70, uncompressedLength: 0 }]);
     expect(m.lookup('data', blob)).toMatchObject({ packID: p1, offset: 40, length: 100 });
     const all = m.lookupAll('data', blob);
-    expect(all.map((l) => [l.packID, l.offset, l.length, l.uncompressedLength]).sort()).toEqual([[p1, 40, 100, 0], [p2, 0, 60, 200]].sort());
+    expect(all.map((l) => [l.packID, l.offset, l.length, l.uncompressedLength]).sort()).toEqual(
+      [
+        [p1, 40, 100, 0],
+        [p2, 0, 60, 200],
+      ].sort(),
+    );
     expect(m.lookupAll('tree', blob)).toEqual([{ type: 'tree', id: blob, packID: p3, offset: 8, length: 70, uncompressedLength: 0 }]);
     expect(m.hasPack(p2)).toBe(true);
     expect(m.hasPack(other)).toBe(false);
@@ -96,7 +111,10 @@ describe('MasterIndex', () => {
     const prefix = 'deadbeefcafef00d';
     const colliding = ids(7, 1000).map((x) => prefix + x.slice(prefix.length));
     const pack = ids(8, 1)[0]!;
-    m.addPack(pack, colliding.map((id, i) => ({ type: i % 2 ? 'tree' : 'data', id, offset: i * 100, length: 100, uncompressedLength: 0 })));
+    m.addPack(
+      pack,
+      colliding.map((id, i) => ({ type: i % 2 ? 'tree' : 'data', id, offset: i * 100, length: 100, uncompressedLength: 0 })),
+    );
     colliding.forEach((id, i) => {
       const type = i % 2 ? 'tree' : 'data';
       expect(m.lookup(type, id)?.offset).toBe(i * 100);

@@ -66,7 +66,13 @@ describe('pack header entries', () => {
         expect(parseHeader(h.subarray(0, len)).length).toBeGreaterThan(0);
         continue;
       }
-      expect(isCairnError(errorOf(() => parseHeader(h.subarray(0, len))), 'BAD_PACK'), `length ${len}`).toBe(true);
+      expect(
+        isCairnError(
+          errorOf(() => parseHeader(h.subarray(0, len))),
+          'BAD_PACK',
+        ),
+        `length ${len}`,
+      ).toBe(true);
     }
   });
 });

@@ -20,7 +20,8 @@ function recordingLoader(bytes: Uint8Array): Loader & { reads: { offset: number;
   return {
     reads,
     async load(_h: Handle, o: LoadOptions = {}) {
-      const offset = o.offset ?? 0, length = o.length || bytes.length - offset;
+      const offset = o.offset ?? 0,
+        length = o.length || bytes.length - offset;
       reads.push({ offset, length });
       return bytes.slice(offset, Math.min(bytes.length, offset + length));
     },
@@ -28,7 +29,10 @@ function recordingLoader(bytes: Uint8Array): Loader & { reads: { offset: number;
 }
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => undefined, (e: unknown) => e);
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 interface Made {
@@ -79,7 +83,7 @@ describe('packs', () => {
     expect(loader.reads).toEqual([{ offset: bytes.length - (15 * 41 + 36), length: 15 * 41 + 36 }]);
   });
 
-  it('a header larger than restic\'s eager 15-entry tail read takes a second read', async () => {
+  it("a header larger than restic's eager 15-entry tail read takes a second read", async () => {
     const { bytes, id, blobs } = await makePack(40);
     const loader = recordingLoader(bytes);
     const got = await readPackHeader(loader, key, id, bytes.length);
@@ -111,7 +115,7 @@ describe('packs', () => {
     expect(blobs.every((b) => b.type === 'tree')).toBe(true);
   });
 
-  it('reads the packs restic 0.14 wrote, matching restic\'s own index', async () => {
+  it("reads the packs restic 0.14 wrote, matching restic's own index", async () => {
     const fx = resticFixture();
     const master = Key.fromJSON(fx.masterkey);
     for (const p of fx.index.packs) {
@@ -188,7 +192,7 @@ describe('packs', () => {
     ).toBe(36 + 100 + 37 + 50 + 41);
   });
 
-  it('headerFull turns true before the sealed header would pass restic\'s 16 MiB limit', () => {
+  it("headerFull turns true before the sealed header would pass restic's 16 MiB limit", () => {
     const p = new Packer();
     const sealed = new Uint8Array(33);
     const blobID = 'aa'.repeat(32);

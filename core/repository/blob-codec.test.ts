@@ -20,14 +20,29 @@ const textData = (n: number, seed = 7) => generate({ kind: 'text', seed, size: n
 function someTree(n = 40): Uint8Array {
   const t = GoTime.parse('2024-01-02T03:04:05.123456789+01:00');
   const nodes: Node[] = Array.from({ length: n }, (_, i) => ({
-    name: `file-${String(i).padStart(4, '0')}.txt`, type: 'file', mode: 0o644, mtime: t, atime: t, ctime: t, uid: 1000, gid: 1000,
-    user: 'user', group: 'users', inode: BigInt(1000 + i), size: i * 100, links: 1, content: ['ab'.repeat(32)],
+    name: `file-${String(i).padStart(4, '0')}.txt`,
+    type: 'file',
+    mode: 0o644,
+    mtime: t,
+    atime: t,
+    ctime: t,
+    uid: 1000,
+    gid: 1000,
+    user: 'user',
+    group: 'users',
+    inode: BigInt(1000 + i),
+    size: i * 100,
+    links: 1,
+    content: ['ab'.repeat(32)],
   }));
   return encodeTree(nodes);
 }
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => undefined, (e: unknown) => e);
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 describe('blob codec', () => {
@@ -109,7 +124,10 @@ describe('blob codec', () => {
     });
 
     it('v1 never compresses, data or tree', async () => {
-      for (const [type, plain] of [['data', textData(100 * KiB)], ['tree', someTree()]] as const) {
+      for (const [type, plain] of [
+        ['data', textData(100 * KiB)],
+        ['tree', someTree()],
+      ] as const) {
         for (const mode of ['auto', 'max'] as const) {
           const b = await encodeBlob(key, type, plain, 1, mode);
           expect(b.uncompressedLength).toBe(0);

@@ -19,7 +19,8 @@ describe('config', () => {
   beforeAll(initEngine);
 
   it('newConfig makes a v2 config with a random ID and a random irreducible degree-53 polynomial', () => {
-    const a = newConfig(), b = newConfig();
+    const a = newConfig(),
+      b = newConfig();
     expect(a.version).toBe(2);
     expect(a.id).toMatch(/^[0-9a-f]{64}$/);
     expect(a.id).not.toBe(b.id);

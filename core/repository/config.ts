@@ -28,9 +28,13 @@ export function decodeConfig(json: unknown): Config {
   if (!o || typeof o !== 'object') throw new CairnError('BAD_CONFIG', 'config is not a JSON object');
   // Fix: a fractional version (1.5) passed the range check; restic's uint field refuses it.
   if (typeof o.version !== 'number' || !Number.isInteger(o.version) || o.version < MIN_REPO_VERSION || o.version > MAX_REPO_VERSION) {
-    throw new CairnError('BAD_CONFIG', `unsupported repository version ${JSON.stringify(o.version)} (this program reads versions ${MIN_REPO_VERSION}–${MAX_REPO_VERSION})`, {
-      detail: { version: o.version },
-    });
+    throw new CairnError(
+      'BAD_CONFIG',
+      `unsupported repository version ${JSON.stringify(o.version)} (this program reads versions ${MIN_REPO_VERSION}–${MAX_REPO_VERSION})`,
+      {
+        detail: { version: o.version },
+      },
+    );
   }
   if (!isID(o.id)) throw new CairnError('BAD_CONFIG', 'config has no valid repository id');
   if (typeof o.chunker_polynomial !== 'string' || !/^[0-9a-f]{1,16}$/i.test(o.chunker_polynomial)) {

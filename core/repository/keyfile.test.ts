@@ -245,8 +245,21 @@ describe('key files', () => {
       // Correct password, but the sealed plaintext is junk or an all-zero key.
       const salt = seededBytes(5, 64);
       const user = Key.fromKdfOutput(await primitives().scrypt(new TextEncoder().encode('pw'), salt, 1024, 8, 1, 64));
-      for (const payload of ['not json', '{"mac":{"k":"AAAAAAAAAAAAAAAAAAAAAA==","r":"AAAAAAAAAAAAAAAAAAAAAA=="},"encrypt":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}']) {
-        const j: KeyFileJSON = { created: '', username: '', hostname: '', kdf: 'scrypt', N: 1024, r: 8, p: 1, salt: base64Encode(salt), data: base64Encode(await seal(user, new TextEncoder().encode(payload))) };
+      for (const payload of [
+        'not json',
+        '{"mac":{"k":"AAAAAAAAAAAAAAAAAAAAAA==","r":"AAAAAAAAAAAAAAAAAAAAAA=="},"encrypt":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}',
+      ]) {
+        const j: KeyFileJSON = {
+          created: '',
+          username: '',
+          hostname: '',
+          kdf: 'scrypt',
+          N: 1024,
+          r: 8,
+          p: 1,
+          salt: base64Encode(salt),
+          data: base64Encode(await seal(user, new TextEncoder().encode(payload))),
+        };
         expect(await codeOf(openKeyFile(j, 'pw', 'x'.repeat(64)))).toBe('BAD_KEY_FILE');
         expect(await codeOf(openKeyFile(j, 'other', 'x'.repeat(64)))).toBe('WRONG_PASSWORD');
       }
@@ -289,11 +302,7 @@ describe('key files', () => {
       expect(spy.calls).toEqual([]);
     });
 
-    it.each([
-      [{ N: 2, r: 1, p: 1 }],
-      [{ N: 1024, r: 1, p: 3 }],
-      [{ N: 512, r: 16, p: 2 }],
-    ])('accepts small valid parameters %o', async (params) => {
+    it.each([[{ N: 2, r: 1, p: 1 }], [{ N: 1024, r: 1, p: 3 }], [{ N: 512, r: 16, p: 2 }]])('accepts small valid parameters %o', async (params) => {
       const be = new MemoryBackend();
       await addKey(be, master, 'pw', OWNER, params);
       expect(sameKey((await searchKey(be, 'pw')).key, master)).toBe(true);

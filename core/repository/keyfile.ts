@@ -62,8 +62,18 @@ export interface KeyOwner {
 
 function validateParams(p: KdfParams, id: string): void {
   const ok =
-    Number.isInteger(p.N) && p.N > 1 && (p.N & (p.N - 1)) === 0 && p.N <= MAX_N &&
-    Number.isInteger(p.r) && p.r >= 1 && p.r <= 64 && Number.isInteger(p.p) && p.p >= 1 && p.p <= 1024 && p.r * p.p < 1 << 30 && 128 * p.N * p.r <= MAX_MEMORY;
+    Number.isInteger(p.N) &&
+    p.N > 1 &&
+    (p.N & (p.N - 1)) === 0 &&
+    p.N <= MAX_N &&
+    Number.isInteger(p.r) &&
+    p.r >= 1 &&
+    p.r <= 64 &&
+    Number.isInteger(p.p) &&
+    p.p >= 1 &&
+    p.p <= 1024 &&
+    p.r * p.p < 1 << 30 &&
+    128 * p.N * p.r <= MAX_MEMORY;
   if (!ok) throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: unsupported scrypt parameters N=${p.N} r=${p.r} p=${p.p}`, { detail: { key: id } });
 }
 
@@ -96,7 +106,8 @@ export async function openKeyFile(j: KeyFileJSON, password: string, id: string):
   } catch (e) {
     throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: salt or data is not base64`, { cause: e, detail: { key: id } });
   }
-  if (salt.length !== SALT_SIZE) throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: salt must be ${SALT_SIZE} bytes, not ${salt.length}`, { detail: { key: id } });
+  if (salt.length !== SALT_SIZE)
+    throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: salt must be ${SALT_SIZE} bytes, not ${salt.length}`, { detail: { key: id } });
   const userKey = await deriveUserKey(password, salt, { N: j.N, r: j.r, p: j.p });
   let plain: Uint8Array;
   try {
@@ -161,7 +172,8 @@ export async function searchKey(backend: Backend, password: string, opts: { keyH
     } catch (e) {
       if (e instanceof CairnError && e.code === 'WRONG_PASSWORD') wrong++;
       else if (e instanceof CairnError && e.code === 'BAD_KEY_FILE') broken.push(e);
-      else if (isNotFound(e)) continue; // removed while we listed
+      else if (isNotFound(e))
+        continue; // removed while we listed
       else throw e;
     }
   }

@@ -4,13 +4,28 @@ import type { Backend } from '../backend/backend';
 import { isCairnError } from '../errors';
 import { GoTime } from '../data/go-time';
 import { Repository } from './repository';
-import { decodeLock, describeLock, encodeLock, isStale, listLocks, Lock, removeLocks, REFRESH_EVERY_MS, STALE_AFTER_MS, type LockInfo, type LockOwner } from './lock';
+import {
+  decodeLock,
+  describeLock,
+  encodeLock,
+  isStale,
+  listLocks,
+  Lock,
+  removeLocks,
+  REFRESH_EVERY_MS,
+  STALE_AFTER_MS,
+  type LockInfo,
+  type LockOwner,
+} from './lock';
 
 const me: LockOwner = { hostname: 'host-a', username: 'alice', pid: 1000, uid: 1000, gid: 100, processAlive: () => true };
 const other: LockOwner = { hostname: 'host-b', username: 'bob', pid: 2000, processAlive: () => true };
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => undefined, (e: unknown) => e);
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 /** Writes a lock file as another process would. */
@@ -27,7 +42,7 @@ describe('locks', () => {
     vi.useRealTimers();
   });
 
-  it('writes restic\'s lock JSON (Go struct order, uid/gid omitted when 0) as an unpacked file', async () => {
+  it("writes restic's lock JSON (Go struct order, uid/gid omitted when 0) as an unpacked file", async () => {
     const { repo } = await memRepo();
     const lock = await Lock.acquire(repo, me, false);
     const j = (await repo.loadJSON('locks', lock.id)) as Record<string, unknown>;
@@ -65,7 +80,9 @@ describe('locks', () => {
         const err = e as { retryable: boolean; detail: { lock: string }; message: string };
         expect(err.retryable).toBe(true);
         expect(err.detail.lock).toBe(first.id);
-        expect(err.message).toMatch(new RegExp(`${firstExclusive ? 'exclusive' : 'non-exclusive'} lock ${first.id.slice(0, 8)} held by PID 2000 on host-b by bob`));
+        expect(err.message).toMatch(
+          new RegExp(`${firstExclusive ? 'exclusive' : 'non-exclusive'} lock ${first.id.slice(0, 8)} held by PID 2000 on host-b by bob`),
+        );
         // The failed attempt left no lock of its own behind.
         expect((await listLocks(repo)).map((l) => l.id)).toEqual([first.id]);
       } else {
@@ -123,7 +140,7 @@ describe('locks', () => {
       expect(isCairnError(await rejection(Lock.acquire(repo, me, false)), 'LOCKED')).toBe(true);
     });
 
-    it('acquire ignores a lock of this host whose process is gone, but not another host\'s', async () => {
+    it("acquire ignores a lock of this host whose process is gone, but not another host's", async () => {
       const { repo } = await memRepo();
       const probe = vi.fn((pid: number) => pid !== 4321);
       const owner = { ...me, processAlive: probe };
@@ -227,8 +244,10 @@ describe('locks', () => {
     });
   });
 
-  it('describeLock reads like restic\'s message', () => {
+  it("describeLock reads like restic's message", () => {
     const l: LockInfo = { time: GoTime.fromDate(new Date(Date.now() - 90_000)), exclusive: true, hostname: 'nas', username: 'root', pid: 12, uid: 3, gid: 4 };
-    expect(describeLock('0123456789'.repeat(7).slice(0, 64), l)).toMatch(/^exclusive lock 01234567 held by PID 12 on nas by root \(UID 3, GID 4\), created at .+ \((89|90|91)s ago\)$/);
+    expect(describeLock('0123456789'.repeat(7).slice(0, 64), l)).toMatch(
+      /^exclusive lock 01234567 held by PID 12 on nas by root \(UID 3, GID 4\), created at .+ \((89|90|91)s ago\)$/,
+    );
   });
 });

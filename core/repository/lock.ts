@@ -108,7 +108,15 @@ export class Lock {
       new CairnError('LOCKED', `repository is already locked: ${describeLock(c.id, c.lock)}`, { detail: { lock: c.id }, retryable: true });
     const before = await conflicts();
     if (before) throw locked(before);
-    const info: LockInfo = { time: GoTime.fromDate(new Date()), exclusive, hostname: owner.hostname, username: owner.username, pid: owner.pid, uid: owner.uid, gid: owner.gid };
+    const info: LockInfo = {
+      time: GoTime.fromDate(new Date()),
+      exclusive,
+      hostname: owner.hostname,
+      username: owner.username,
+      pid: owner.pid,
+      uid: owner.uid,
+      gid: owner.gid,
+    };
     const id = await repo.saveJSON('locks', encodeLock(info), signal);
     const lock = new Lock(repo, info, id);
     // Someone may have locked at the same moment: look again, and back off if so.
@@ -124,12 +132,14 @@ export class Lock {
 
   /** Writes a fresh lock file and removes the old one (the lock's ID changes). */
   refresh(): Promise<void> {
-    this.#refreshing = this.#refreshing.then(async () => {
-      const info = { ...this.#info, time: GoTime.fromDate(new Date()) };
-      const old = this.#id;
-      this.#id = await this.#repo.saveJSON('locks', encodeLock(info));
-      await this.#repo.backend.remove({ type: 'locks', name: old }).catch(() => {});
-    }).catch(() => {});
+    this.#refreshing = this.#refreshing
+      .then(async () => {
+        const info = { ...this.#info, time: GoTime.fromDate(new Date()) };
+        const old = this.#id;
+        this.#id = await this.#repo.saveJSON('locks', encodeLock(info));
+        await this.#repo.backend.remove({ type: 'locks', name: old }).catch(() => {});
+      })
+      .catch(() => {});
     return this.#refreshing;
   }
 
@@ -147,7 +157,11 @@ export class Lock {
  * Removes stale locks (restic unlock), or all with `all`; with `ownHost`, only the stale locks
  * of the owner's host (what its processes that are gone left behind). Returns the removed IDs.
  */
-export async function removeLocks(repo: Repository, owner: Pick<LockOwner, 'hostname' | 'processAlive'>, opts: { all?: boolean; ownHost?: boolean } = {}): Promise<ID[]> {
+export async function removeLocks(
+  repo: Repository,
+  owner: Pick<LockOwner, 'hostname' | 'processAlive'>,
+  opts: { all?: boolean; ownHost?: boolean } = {},
+): Promise<ID[]> {
   const removed: ID[] = [];
   for (const { id, lock } of await listLocks(repo)) {
     if (opts.ownHost && lock?.hostname !== owner.hostname) continue;

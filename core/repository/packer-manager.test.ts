@@ -21,7 +21,10 @@ async function blob(seed: number, n: number): Promise<{ id: string; sealed: Uint
 }
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => undefined, (e: unknown) => e);
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 /** A saver whose uploads wait until the test releases them; it tracks uploads in flight. */
@@ -64,7 +67,12 @@ describe('PackerManager', () => {
     await pm.flush();
     expect(pm.pending).toBe(0);
     const sizes = saved.map((s) => [s.pack.blobs[0]!.type, s.pack.blobs.length]).sort();
-    expect(sizes).toEqual([['data', 1], ['data', 4], ['tree', 1], ['tree', 4]]);
+    expect(sizes).toEqual([
+      ['data', 1],
+      ['data', 4],
+      ['tree', 1],
+      ['tree', 4],
+    ]);
     for (const { pack, size } of saved) {
       expect(new Set(pack.blobs.map((b) => b.type)).size).toBe(1);
       const stored = await be.load({ type: 'data', name: pack.id });
@@ -77,7 +85,8 @@ describe('PackerManager', () => {
   it('gives a blob bigger than the target a pack of its own', async () => {
     const saved: IndexPack[] = [];
     const pm = new PackerManager({ key, saver: new MemoryBackend(), packSize: 1000, onPackSaved: (p) => void saved.push(p) });
-    const small = await blob(1, 100), big = await blob(2, 5000);
+    const small = await blob(1, 100),
+      big = await blob(2, 5000);
     await pm.add('data', small.id, small.sealed, 0);
     await pm.add('data', big.id, big.sealed, 0);
     await pm.flush();
@@ -127,7 +136,13 @@ describe('PackerManager', () => {
     const be = new MemoryBackend();
     const sent: Uint8Array[] = [];
     const saved: { pack: IndexPack; size: number }[] = [];
-    const pm = new PackerManager({ key, saver: { save: async (h, d, o) => void (sent.push(bytesOf(d)), await be.save(h, d, o)) }, packSize: 4096, growFrom: 256, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    const pm = new PackerManager({
+      key,
+      saver: { save: async (h, d, o) => void (sent.push(bytesOf(d)), await be.save(h, d, o)) },
+      packSize: 4096,
+      growFrom: 256,
+      onPackSaved: (pack, size) => void saved.push({ pack, size }),
+    });
     const [a, b, c, d] = [await blob(11, 200), await blob(12, 300), await blob(13, 700), await blob(14, 2000)];
     await pm.add('tree', a.id, a.sealed, 0);
     // b is sealed slowly, into a region of the current buffer; c needs a bigger one.
@@ -155,7 +170,8 @@ describe('PackerManager', () => {
     expect(await hashID(stored)).toBe(pack.id);
     const header = await readPackHeader(be, key, pack.id, size);
     expect(header).toEqual(pack.blobs);
-    for (const [x, entry] of [a, b, c, d].map((x, i) => [x, header[i]!] as const)) expect(stored.subarray(entry.offset, entry.offset + entry.length)).toEqual(x.sealed);
+    for (const [x, entry] of [a, b, c, d].map((x, i) => [x, header[i]!] as const))
+      expect(stored.subarray(entry.offset, entry.offset + entry.length)).toEqual(x.sealed);
     // Grown from 256 bytes to what 3.2 KB of blobs need, not the 4096 + 256 KiB a standard buffer takes.
     expect(sent[0]!.buffer.byteLength).toBeLessThan(8192);
   });
@@ -164,11 +180,15 @@ describe('PackerManager', () => {
     const saved: IndexPack[] = [];
     const be = new MemoryBackend();
     const pm = new PackerManager({ key, saver: be, onPackSaved: (p) => void saved.push(p) });
-    const a = await blob(1, 100), b = await blob(2, 200);
+    const a = await blob(1, 100),
+      b = await blob(2, 200);
     await pm.add('data', a.id, a.sealed, 0);
     await pm.add('data', b.id, b.sealed, 900);
     await pm.flush();
-    expect(saved[0]!.blobs.map((x) => [x.offset, x.length, x.uncompressedLength])).toEqual([[0, 100, 0], [100, 200, 900]]);
+    expect(saved[0]!.blobs.map((x) => [x.offset, x.length, x.uncompressedLength])).toEqual([
+      [0, 100, 0],
+      [100, 200, 900],
+    ]);
   });
 
   it('reports a pack only after the backend has stored it', async () => {

@@ -16,7 +16,10 @@ import { PackerManager } from './packer-manager';
 import { Repository } from './repository';
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => undefined, (e: unknown) => e);
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 /** Stores blobs in packs of their own (one pack per call), returns the index entries. */
@@ -189,7 +192,7 @@ describe('Repository', () => {
       expect(isCairnError(await rejection(repo.loadJSON('locks', l)), 'BAD_INDEX')).toBe(true);
     });
 
-    it('a missing file is the backend\'s NOT_FOUND', async () => {
+    it("a missing file is the backend's NOT_FOUND", async () => {
       const { repo } = await memRepo();
       expect(isCairnError(await rejection(repo.loadJSON('index', 'ab'.repeat(32))), 'NOT_FOUND')).toBe(true);
     });
@@ -207,7 +210,10 @@ describe('Repository', () => {
     it('saveIndex + loadIndex: a freshly opened repository finds every blob; the index loads once', async () => {
       const { repo, backend } = await memRepo();
       const plains = [seededBytes(1, 1000), generate({ kind: 'text', seed: 2, size: 50_000 }), new Uint8Array(0)];
-      const pack = await storePack(repo, plains.map((plain) => ({ type: 'data' as const, plain })));
+      const pack = await storePack(
+        repo,
+        plains.map((plain) => ({ type: 'data' as const, plain })),
+      );
       const treePlain = new TextEncoder().encode('{"nodes":[]}\n');
       const treePack = await storePack(repo, [{ type: 'tree', plain: treePlain }]);
       await repo.saveIndex([pack, treePack]);
@@ -247,7 +253,10 @@ describe('Repository', () => {
     it('a tree miss reads all trees of its pack in one request; a damaged one still fails alone', async () => {
       const { repo, backend } = await memRepo();
       const trees = Array.from({ length: 40 }, (_, i) => new TextEncoder().encode(`{"nodes":[{"name":"f${i}","type":"file","content":[]}]}\n`));
-      const pack = await storePack(repo, trees.map((plain) => ({ type: 'tree' as const, plain })));
+      const pack = await storePack(
+        repo,
+        trees.map((plain) => ({ type: 'tree' as const, plain })),
+      );
       await repo.saveIndex([pack]);
       const ids = await Promise.all(trees.map((t) => hashID(t)));
 
@@ -293,7 +302,10 @@ describe('Repository', () => {
       ];
       for (const damage of damages) {
         const { repo } = await memRepo();
-        const p1 = await storePack(repo, [{ type: 'data', plain: seededBytes(9, 10) }, { type: 'data', plain }]);
+        const p1 = await storePack(repo, [
+          { type: 'data', plain: seededBytes(9, 10) },
+          { type: 'data', plain },
+        ]);
         const p2 = await storePack(repo, [{ type: 'data', plain }]);
         repo.index.addPack(p1.id, p1.blobs);
         repo.index.addPack(p2.id, p2.blobs);
@@ -309,7 +321,10 @@ describe('Repository', () => {
       const plain = seededBytes(4, 3000);
       const id = await hashID(plain);
       const p1 = await storePack(repo, [{ type: 'data', plain }]);
-      const p2 = await storePack(repo, [{ type: 'data', plain: seededBytes(5, 8) }, { type: 'data', plain }]);
+      const p2 = await storePack(repo, [
+        { type: 'data', plain: seededBytes(5, 8) },
+        { type: 'data', plain },
+      ]);
       repo.index.addPack(p1.id, p1.blobs);
       repo.index.addPack(p2.id, p2.blobs);
       await repo.backend.remove({ type: 'data', name: p1.id });
@@ -322,11 +337,18 @@ describe('Repository', () => {
 
     it('a blob whose index entry lies about its content is HASH_MISMATCH, not silently wrong data', async () => {
       const { repo } = await memRepo();
-      const a = seededBytes(6, 500), b = seededBytes(7, 500);
-      const pack = await storePack(repo, [{ type: 'data', plain: a }, { type: 'data', plain: b }]);
+      const a = seededBytes(6, 500),
+        b = seededBytes(7, 500);
+      const pack = await storePack(repo, [
+        { type: 'data', plain: a },
+        { type: 'data', plain: b },
+      ]);
       // An index that swaps the IDs of the two blobs.
       const [ea, eb] = pack.blobs as [IndexPack['blobs'][0], IndexPack['blobs'][0]];
-      repo.index.addPack(pack.id, [{ ...ea, id: eb.id }, { ...eb, id: ea.id }]);
+      repo.index.addPack(pack.id, [
+        { ...ea, id: eb.id },
+        { ...eb, id: ea.id },
+      ]);
       expect(isCairnError(await rejection(repo.loadBlob('data', ea.id)), 'HASH_MISMATCH')).toBe(true);
     });
 
@@ -335,7 +357,10 @@ describe('Repository', () => {
       const plain = seededBytes(8, 100);
       const id = await hashID(plain);
       for (let i = 0; i < 2; i++) {
-        const p = await storePack(repo, [{ type: 'data', plain: seededBytes(20 + i, 5) }, { type: 'data', plain }]);
+        const p = await storePack(repo, [
+          { type: 'data', plain: seededBytes(20 + i, 5) },
+          { type: 'data', plain },
+        ]);
         repo.index.addPack(p.id, p.blobs);
       }
       const counting = countingBackend(repo.backend);

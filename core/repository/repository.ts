@@ -204,7 +204,8 @@ export class Repository {
     for (const loc of locs) {
       try {
         const sealed = await this.backend.load({ type: 'data', name: loc.packID }, { offset: loc.offset, length: loc.length, signal });
-        if (sealed.length !== loc.length) throw new CairnError('BAD_PACK', `pack ${loc.packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: loc.packID } });
+        if (sealed.length !== loc.length)
+          throw new CairnError('BAD_PACK', `pack ${loc.packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: loc.packID } });
         const plain = await decodeBlob(this.key, sealed, loc);
         if (cache) await cache.put(type, id, sealed).catch(() => {});
         return plain;

@@ -17,7 +17,10 @@ async function save(repo: Repository, sn: Snapshot): Promise<string> {
 }
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => undefined, (e: unknown) => e);
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 describe('snapshots', () => {
@@ -93,7 +96,10 @@ describe('snapshots', () => {
       expect((await findSnapshot(repo, id)).id).toBe(id);
       const shared = ids.map((x) => x[0]!).find((c, i, all) => all.indexOf(c) !== i)!;
       expect(isCairnError(await rejection(findSnapshot(repo, shared)), 'AMBIGUOUS_ID')).toBe(true);
-      const absent = '0123456789abcdef'.split('').map((c) => c.repeat(8)).find((p) => !ids.some((x) => x.startsWith(p)))!;
+      const absent = '0123456789abcdef'
+        .split('')
+        .map((c) => c.repeat(8))
+        .find((p) => !ids.some((x) => x.startsWith(p)))!;
       expect(isCairnError(await rejection(findSnapshot(repo, absent)), 'SNAPSHOT_NOT_FOUND')).toBe(true);
     });
 

@@ -45,13 +45,13 @@ describe('unpacked files', () => {
     ['version byte 1', Uint8Array.of(1, 0x7b, 0x7d)],
     ['version byte 3', Uint8Array.of(3, 0x28, 0xb5, 0x2f, 0xfd)],
     ['leading whitespace', bytes(' {}')],
-  ])('refuses %s as an unsupported encoding, with the caller\'s code', (_what, plain) => {
+  ])("refuses %s as an unsupported encoding, with the caller's code", (_what, plain) => {
     const e = errorOf(() => decodeUnpackedPlain(plain, 'snapshot 12345678', 'BAD_SNAPSHOT'));
     expect(isCairnError(e, 'BAD_SNAPSHOT')).toBe(true);
     expect((e as Error).message).toMatch(/^snapshot 12345678: unsupported encoding format/);
   });
 
-  it('a corrupt or truncated zstd body is an error with the caller\'s code', () => {
+  it("a corrupt or truncated zstd body is an error with the caller's code", () => {
     const good = encodeUnpackedPlain(json, 2);
     for (const bad of [good.subarray(0, good.length - 5), Uint8Array.of(2, ...seededBytes(1, 100)), Uint8Array.of(2)]) {
       const e = errorOf(() => decodeUnpackedPlain(bad, 'index ab', 'BAD_INDEX'));
@@ -60,7 +60,7 @@ describe('unpacked files', () => {
     }
   });
 
-  it('parseJSON accepts a trailing newline and refuses invalid UTF-8 or syntax with the caller\'s code', () => {
+  it("parseJSON accepts a trailing newline and refuses invalid UTF-8 or syntax with the caller's code", () => {
     expect(parseJSON(bytes('{"a":[1,2]}\n'), 'x', 'BAD_INDEX')).toEqual({ a: [1, 2] });
     for (const bad of [Uint8Array.of(0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d), bytes('{"a":'), bytes('')]) {
       const e = errorOf(() => parseJSON(bad, 'snapshot 1', 'BAD_SNAPSHOT'));
@@ -74,7 +74,10 @@ describe('unpacked files', () => {
     // Frame header descriptor (byte 5 after the 0x02): top two bits = Frame_Content_Size_flag,
     // 0x20 = single segment. klauspost wrote the small snapshot without a size (0x00), the
     // index with a 2-byte one (0x40).
-    const cases = [[`snapshots/${fx.snapshotID}`, fx.snapshot, 0x00], [`index/${fx.indexID}`, fx.index, 0x40]] as const;
+    const cases = [
+      [`snapshots/${fx.snapshotID}`, fx.snapshot, 0x00],
+      [`index/${fx.indexID}`, fx.index, 0x40],
+    ] as const;
     for (const [path, expected, descriptor] of cases) {
       const plain = await open(key, resticFile(path));
       expect(plain[0]).toBe(2);

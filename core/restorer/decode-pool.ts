@@ -85,7 +85,10 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
       try {
         const m = await new Promise<Decoded>((done, fail) => {
           t.waiting.set(id, { done, fail });
-          t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: byteOffset, length: byteLength, blobs, crc: opts?.crc, own: opts?.own, together: opts?.together }, [src.buffer as ArrayBuffer]);
+          t.thread.post(
+            { id, buffer: src.buffer as ArrayBuffer, offset: byteOffset, length: byteLength, blobs, crc: opts?.crc, own: opts?.own, together: opts?.together },
+            [src.buffer as ArrayBuffer],
+          );
         });
         const back = new Uint8Array(m.buffer, byteOffset, byteLength);
         const results = m.results.map((r) => {

@@ -71,7 +71,11 @@ async function fixture() {
   return { repo: fresh, tree: r.snapshot.tree, stats, backend };
 }
 
-const want = new Map<string, Uint8Array>([['top/big.bin', big], ['top/dup.txt', small[5]![1]], ...small.map(([n, d]) => [`top/${n}`, d] as [string, Uint8Array])]);
+const want = new Map<string, Uint8Array>([
+  ['top/big.bin', big],
+  ['top/dup.txt', small[5]![1]],
+  ...small.map(([n, d]) => [`top/${n}`, d] as [string, Uint8Array]),
+]);
 
 /** Every file's bytes (or its error), and each buffer handed over (none twice). */
 async function zipLike(repo: Repository, tree: string, opts: LookaheadOptions) {
@@ -99,7 +103,14 @@ function localDecoder(): { decode: PackDecoder; calls: number[] } {
   const calls: number[] = [];
   const decode: PackDecoder = async (key, bytes, blobs) => {
     calls.push(blobs.length);
-    const results = await Promise.all(blobs.map((b) => decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, true).then((plain) => ({ plain }), (error: unknown) => ({ error }))));
+    const results = await Promise.all(
+      blobs.map((b) =>
+        decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, true).then(
+          (plain) => ({ plain }),
+          (error: unknown) => ({ error }),
+        ),
+      ),
+    );
     return { bytes, results };
   };
   return { decode, calls };
@@ -131,9 +142,10 @@ describe('lookahead', () => {
     };
     // Runs of 1–64 files go to one of three packs, as two savers taking queued jobs store them.
     const packOf: number[] = [];
-    for (let x = 12345; packOf.length < files.length; ) {
+    for (let x = 12345; packOf.length < files.length;) {
       x = (x * 1103515245 + 12345) >>> 0;
-      const run = 1 + (x >>> 8) % 64, p = (x >>> 20) % 3;
+      const run = 1 + ((x >>> 8) % 64),
+        p = (x >>> 20) % 3;
       for (let j = 0; j < run; j++) packOf.push(p);
     }
     for (const keep of [0, 1, 2].map((p) => (i: number) => packOf[i] === p)) {
@@ -188,11 +200,17 @@ describe('lookahead', () => {
     let joined = 0;
     const seen = new Set<string>();
     const chunks: Uint8Array[] = [];
-    const r = await zipTree(repo, { kind: 'tree', tree, name: '' }, (c) => void chunks.push(c.slice()), { decodePack: async (...a) => {
-      const out = await pool.decodePack(...a);
-      for (const x of out.results) if ('crc' in x && x.crc !== undefined) { joined++; seen.add(String(x.crc === crc32(x.plain))); }
-      return out;
-    } });
+    const r = await zipTree(repo, { kind: 'tree', tree, name: '' }, (c) => void chunks.push(c.slice()), {
+      decodePack: async (...a) => {
+        const out = await pool.decodePack(...a);
+        for (const x of out.results)
+          if ('crc' in x && x.crc !== undefined) {
+            joined++;
+            seen.add(String(x.crc === crc32(x.plain)));
+          }
+        return out;
+      },
+    });
     await pool.close();
     expect(r.errors).toEqual([]);
     expect(joined).toBeGreaterThan(10);
@@ -200,7 +218,8 @@ describe('lookahead', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cairn-zip-'));
     try {
       writeFileSync(join(dir, 'a.zip'), Buffer.concat(chunks));
-      const py = 'import sys,zipfile,hashlib,json;z=zipfile.ZipFile(sys.argv[1]);assert z.testzip() is None;print(json.dumps({i.filename:hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}))';
+      const py =
+        'import sys,zipfile,hashlib,json;z=zipfile.ZipFile(sys.argv[1]);assert z.testzip() is None;print(json.dumps({i.filename:hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}))';
       const got = JSON.parse(execFileSync('python3', ['-c', py, join(dir, 'a.zip')], { encoding: 'utf8' }));
       const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
       expect(got).toEqual(Object.fromEntries([...want].map(([k, v]) => [k, sha(v)])));
@@ -280,13 +299,19 @@ describe('lookahead', () => {
 
   it('files whose content is left unread do not stall the ones after them', async () => {
     const { repo, tree } = await fixture();
-    for (const opts of [{ ranges: 1, rangeBytes: 4096 }, { ranges: 2, bytes: 8192 }]) {
+    for (const opts of [
+      { ranges: 1, rangeBytes: 4096 },
+      { ranges: 2, bytes: 8192 },
+    ]) {
       const names: string[] = [];
       for await (const { path, node, content } of lookahead(repo, walk(repo, tree), opts)) {
         names.push(path.join('/'));
         if (node.type === 'file' && names.length % 2 === 0) await content.next(); // one blob of every other file
       }
-      expect(names.filter((n) => n.startsWith('top/')), JSON.stringify(opts)).toHaveLength(42);
+      expect(
+        names.filter((n) => n.startsWith('top/')),
+        JSON.stringify(opts),
+      ).toHaveLength(42);
     }
   });
 });

@@ -60,7 +60,11 @@ interface Load {
  * blob (nothing for other nodes). Take each item's content before the next item, or leave it:
  * what it left unread is dropped when the next item is asked for.
  */
-export async function* lookahead<T extends { node: Node }>(repo: Repository, items: AsyncIterable<T>, opts: LookaheadOptions = {}): AsyncGenerator<T & { content: AsyncGenerator<Uint8Array> }> {
+export async function* lookahead<T extends { node: Node }>(
+  repo: Repository,
+  items: AsyncIterable<T>,
+  opts: LookaheadOptions = {},
+): AsyncGenerator<T & { content: AsyncGenerator<Uint8Array> }> {
   const maxRanges = Math.max(1, opts.ranges ?? 8);
   const maxBytes = opts.bytes ?? 32 << 20;
   const rangeBytes = opts.rangeBytes ?? 4 << 20;
@@ -137,7 +141,12 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
       }
       size += l.size;
     }
-    const read = readRange(loc.packID, start, end, members.map((l) => l.loc!));
+    const read = readRange(
+      loc.packID,
+      start,
+      end,
+      members.map((l) => l.loc!),
+    );
     const begin = (l: Load, plain: () => Promise<Uint8Array>) => {
       queued -= l.size;
       queuedLoads--;
@@ -165,7 +174,8 @@ export async function* lookahead<T extends { node: Node }>(repo: Repository, ite
   /** Reads [start, end) of a pack and decodes the blobs at `locs`; a failed blob rejects alone. */
   const readRange = async (packID: string, start: number, end: number, locs: BlobLocation[]): Promise<Promise<Uint8Array>[]> => {
     let bytes = await repo.backend.load({ type: 'data', name: packID }, { offset: start, length: end - start, signal });
-    if (bytes.length !== end - start) throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: packID } });
+    if (bytes.length !== end - start)
+      throw new CairnError('BAD_PACK', `pack ${packID.slice(0, 8)} is shorter than its index says`, { detail: { pack: packID } });
     const rel = locs.map((l) => ({ ...l, offset: l.offset - start }));
     if (opts.decodePack && end - start >= DECODE_ELSEWHERE) {
       const r = await opts.decodePack(repo.key, bytes, rel, signal, { crc: opts.crc, own: true });

@@ -165,7 +165,7 @@ describe('restorer', () => {
     for (const p of dataPacks) expect(counting.dataLoads.filter((x) => x === p)).toHaveLength(1);
   });
 
-  it('metadata comes after a file\'s content; directory metadata last, deepest first', async () => {
+  it("metadata comes after a file's content; directory metadata last, deepest first", async () => {
     const { repo, tree } = await fixture();
     const { target } = await runRestore(repo, tree);
     const at = (e: string) => target.events.indexOf(e);
@@ -239,7 +239,10 @@ describe('restorer', () => {
       const { repo, backend, tree } = await fixture();
       await corruptBlob(repo, backend, text('some notes\n'));
       const { target, result } = await runRestore(repo, tree);
-      expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual([['/a/b/copy-of-notes.txt', 'MAC_MISMATCH'], ['/a/b/notes.txt', 'MAC_MISMATCH']]);
+      expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual([
+        ['/a/b/copy-of-notes.txt', 'MAC_MISMATCH'],
+        ['/a/b/notes.txt', 'MAC_MISMATCH'],
+      ]);
       expect(result.files).toBe(6);
       // Everything else, in the same pack or not, is intact.
       expect(target.text('a/b/sub/deep.txt')).toBe('deep\n');
@@ -324,14 +327,20 @@ describe('restorer', () => {
       );
       const saved: IndexPack[] = [];
       const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
-      for (const [type, plain] of [['data', ok], ['tree', tree]] as const) {
+      for (const [type, plain] of [
+        ['data', ok],
+        ['tree', tree],
+      ] as const) {
         const enc = await encodeBlob(repo.key, type, plain, 2, 'auto');
         await pm.add(type, await hashID(plain), enc.sealed, enc.uncompressedLength);
       }
       await pm.flush();
       for (const p of saved) repo.index.addPack(p.id, p.blobs);
       const { target, result } = await runRestore(repo, await hashID(tree));
-      expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual([['/broken', 'BAD_TREE'], ['/hollow', 'BAD_TREE']]);
+      expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual([
+        ['/broken', 'BAD_TREE'],
+        ['/hollow', 'BAD_TREE'],
+      ]);
       expect(target.text('fine.txt')).toBe('fine\n');
       expect(target.files.has('broken')).toBe(false);
     });
@@ -344,7 +353,16 @@ describe('restorer', () => {
         { name: 'good.txt', type: 'file', data: 'good' },
         { name: 'lnk', type: 'symlink', target: '/tmp' },
         { name: 'lnk', type: 'dir', children: [{ name: 'planted.txt', type: 'file', data: 'p' }] },
-        { name: 'sub', type: 'dir', children: [{ name: '', type: 'file', data: 'e' }, { name: '.', type: 'dir', children: [] }, { name: 'x\0', type: 'file', data: 'n' }, { name: 'deep.txt', type: 'file', data: 'deep' }] },
+        {
+          name: 'sub',
+          type: 'dir',
+          children: [
+            { name: '', type: 'file', data: 'e' },
+            { name: '.', type: 'dir', children: [] },
+            { name: 'x\0', type: 'file', data: 'n' },
+            { name: 'deep.txt', type: 'file', data: 'deep' },
+          ],
+        },
       ]);
       const { target, result } = await runRestore(repo, (await loadSnapshot(repo, id)).tree);
       const touched = target.events.map((e) => e.slice(e.indexOf(' ') + 1)).filter((p) => p !== '');
@@ -354,7 +372,14 @@ describe('restorer', () => {
       expect(target.links.get('lnk')).toBe('/tmp');
       expect([...target.files.keys()].sort()).toEqual(['good.txt', 'sub/deep.txt']);
       expect(result.errors.map((e) => [e.path, e.code]).sort()).toEqual(
-        [['/".."', 'INVALID_NAME'], ['/"../../escape.txt"', 'INVALID_NAME'], ['/"lnk"', 'INVALID_NAME'], ['/sub/""', 'INVALID_NAME'], ['/sub/"."', 'INVALID_NAME'], ['/sub/"x\\u0000"', 'INVALID_NAME']].sort(),
+        [
+          ['/".."', 'INVALID_NAME'],
+          ['/"../../escape.txt"', 'INVALID_NAME'],
+          ['/"lnk"', 'INVALID_NAME'],
+          ['/sub/""', 'INVALID_NAME'],
+          ['/sub/"."', 'INVALID_NAME'],
+          ['/sub/"x\\u0000"', 'INVALID_NAME'],
+        ].sort(),
       );
       expect(result.errors.find((e) => e.path === '/"lnk"')!.message).toMatch(/appears twice/);
     });
@@ -371,7 +396,12 @@ describe('restorer', () => {
   it('decodes a pack of small or compressed blobs in groups of a few MiB of plaintext into buffers of their own; one of big stored blobs whole, in place', async () => {
     const calls: { pack: string; blobs: number; plain: number; own: boolean }[] = [];
     const decodePack: PackDecoder = async (key, bytes, blobs, _signal, o) => {
-      calls.push({ pack: blobs[0]!.packID, blobs: blobs.length, plain: blobs.reduce((n, b) => n + (b.uncompressedLength || b.length - 32), 0), own: Boolean(o?.own) });
+      calls.push({
+        pack: blobs[0]!.packID,
+        blobs: blobs.length,
+        plain: blobs.reduce((n, b) => n + (b.uncompressedLength || b.length - 32), 0),
+        own: Boolean(o?.own),
+      });
       const results = [];
       for (const b of blobs) results.push({ plain: await decodeOne(key, bytes.subarray(b.offset, b.offset + b.length), b, !o?.own) });
       return { bytes, results };
@@ -469,7 +499,8 @@ describe('restorer', () => {
     expect(bad.size).toBeGreaterThan(0);
     expect(bad.size).toBeLessThan(Object.keys(files).length);
     expect(failed.result.errors.every((e) => e.code === 'NETWORK')).toBe(true);
-    for (const [name, f] of Object.entries(files)) if (!bad.has(`/d/${name}`)) expect(sha(failed.target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
+    for (const [name, f] of Object.entries(files))
+      if (!bad.has(`/d/${name}`)) expect(sha(failed.target.files.get(`d/${name}`)!.data), name).toBe(sha((f as { data: Uint8Array }).data));
     expect(failed.result.files).toBe(Object.keys(files).length - bad.size);
   });
 

@@ -50,7 +50,13 @@ export interface RestoreOptions {
  * may be handed to another thread and come back as the returned `bytes`; each result is the
  * plain blob (verified; with `crc`, its CRC-32 too) or the error for that blob alone.
  */
-export type PackDecoder = (key: Repository['key'], bytes: Uint8Array, blobs: BlobLocation[], signal?: AbortSignal, opts?: { crc?: boolean; own?: boolean; together?: boolean }) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
+export type PackDecoder = (
+  key: Repository['key'],
+  bytes: Uint8Array,
+  blobs: BlobLocation[],
+  signal?: AbortSignal,
+  opts?: { crc?: boolean; own?: boolean; together?: boolean },
+) => Promise<{ bytes: Uint8Array; results: ({ plain: Uint8Array; crc?: number } | { error: unknown })[] }>;
 
 /** Plaintext one decode request of restore's carries at most (a larger blob goes alone). */
 export const DECODE_GROUP_BYTES = 4 << 20;
@@ -90,7 +96,9 @@ const IN_PLACE_BLOB = 64 << 10;
  * would cost more than holding it.
  */
 function decodeInPlace(list: { loc: BlobLocation }[]): boolean {
-  let stored = 0, storedBlobs = 0, all = 0;
+  let stored = 0,
+    storedBlobs = 0,
+    all = 0;
   for (const { loc } of list) {
     const plain = plainLength(loc.length, loc.uncompressedLength);
     all += plain;
@@ -340,7 +348,11 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
    * Decodes `groups` in order and writes each one's blobs (and drops them), the next group
    * decoding while this one is written.
    */
-  const decodeAndWrite = async (groups: { uses: Use[] }[][], decode: (k: number) => Promise<({ plain: Uint8Array } | { error: unknown })[]>, packWrites: Promise<void>[]) => {
+  const decodeAndWrite = async (
+    groups: { uses: Use[] }[][],
+    decode: (k: number) => Promise<({ plain: Uint8Array } | { error: unknown })[]>,
+    packWrites: Promise<void>[],
+  ) => {
     let next = decode(0);
     for (let k = 0; k < groups.length; k++) {
       const decoded = await next;
@@ -380,10 +392,17 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
             if (into) groupBuffers.push(into);
             return g.map(() => ({ error: e }));
           }
-          const d = await opts.decodePack!(repo.key, bytes, g.map((b) => ({ ...b.loc, offset: b.loc.offset - r.start })), signal, { own: true, together: true });
+          const d = await opts.decodePack!(
+            repo.key,
+            bytes,
+            g.map((b) => ({ ...b.loc, offset: b.loc.offset - r.start })),
+            signal,
+            { own: true, together: true },
+          );
           // (A decoder that ignored `own` would leave blobs in it: then the buffer is dropped.)
           const back = d.bytes;
-          if (back.byteOffset === 0 && groupBuffers.length < concurrency && !d.results.some((x) => 'plain' in x && x.plain.buffer === back.buffer)) groupBuffers.push(new Uint8Array(back.buffer));
+          if (back.byteOffset === 0 && groupBuffers.length < concurrency && !d.results.some((x) => 'plain' in x && x.plain.buffer === back.buffer))
+            groupBuffers.push(new Uint8Array(back.buffer));
           return d.results;
         };
         await decodeAndWrite(groups, (k) => decodeGroup(groups[k]!), packWrites);
@@ -414,7 +433,13 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
         const groups = inPlace ? [list] : decodeGroups(list);
         const decodeGroup = async (k: number) => {
           const g = groups[k]!;
-          const r = await opts.decodePack!(repo.key, bytes!, g.map((b) => ({ ...b.loc, offset: b.loc.offset - start })), signal, { own: !inPlace, together: !inPlace });
+          const r = await opts.decodePack!(
+            repo.key,
+            bytes!,
+            g.map((b) => ({ ...b.loc, offset: b.loc.offset - start })),
+            signal,
+            { own: !inPlace, together: !inPlace },
+          );
           bytes = r.bytes;
           // (A decoder that ignored `own` would leave blobs in it: then it waits for the writes.)
           if (!inPlace && k === groups.length - 1 && !r.results.some((d) => 'plain' in d && d.plain.buffer === r.bytes.buffer)) {

@@ -45,7 +45,14 @@ describe('zipTree on a hostile tree', () => {
       { name: 'good.txt', type: 'file', data: 'good' },
       { name: 'lnk', type: 'symlink', target: '/tmp' },
       { name: 'lnk', type: 'dir', children: [{ name: 'planted.txt', type: 'file', data: 'p' }] },
-      { name: 'd', type: 'dir', children: [{ name: '', type: 'file', data: 'e' }, { name: 'ok', type: 'file', data: 'ok' }] },
+      {
+        name: 'd',
+        type: 'dir',
+        children: [
+          { name: '', type: 'file', data: 'e' },
+          { name: 'ok', type: 'file', data: 'ok' },
+        ],
+      },
     ]);
     expect(beside).toEqual(['a.zip', 'x']);
     const names = Object.keys(entries);
@@ -56,7 +63,13 @@ describe('zipTree on a hostile tree', () => {
   });
 
   it('names its error list so that it does not repeat a name in the archive', async () => {
-    const { entries } = await zipped([{ name: 'CAIRN-ERRORS.txt', type: 'file', data: 'mine' }, { name: '..', type: 'file', data: 'bad' }], '');
+    const { entries } = await zipped(
+      [
+        { name: 'CAIRN-ERRORS.txt', type: 'file', data: 'mine' },
+        { name: '..', type: 'file', data: 'bad' },
+      ],
+      '',
+    );
     expect(entries['CAIRN-ERRORS.txt']).toBe('mine');
     expect(entries['CAIRN-ERRORS-1.txt']).toContain('INVALID_NAME');
   });

@@ -52,11 +52,16 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
       ? (async function* () {
           yield { path: [root.node.name], node: root.node };
         })()
-      : walk(repo, root.tree, {
-          signal,
-          onTreeError: (p, _id, e) => fail('/' + p.join('/'), e),
-          onInvalidName: (dir, node, problem) => fail('/' + [...dir, JSON.stringify(node.name)].join('/'), invalidNameError(dir, node.name, problem)),
-        }, root.name ? [root.name] : []);
+      : walk(
+          repo,
+          root.tree,
+          {
+            signal,
+            onTreeError: (p, _id, e) => fail('/' + p.join('/'), e),
+            onInvalidName: (dir, node, problem) => fail('/' + [...dir, JSON.stringify(node.name)].join('/'), invalidNameError(dir, node.name, problem)),
+          },
+          root.name ? [root.name] : [],
+        );
   assertSafePath(root.kind === 'node' ? [root.node.name] : root.name ? [root.name] : []);
   for await (const { node } of items()) {
     if (node.type !== 'file') continue;
@@ -101,7 +106,12 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
     }
   }
   if (errors.length > 0) {
-    const text = ['Cairn could not read these files; they are missing or incomplete in this archive:', '', ...errors.map((e) => `${e.path}\t${e.code}\t${e.message}`), ''].join('\n');
+    const text = [
+      'Cairn could not read these files; they are missing or incomplete in this archive:',
+      '',
+      ...errors.map((e) => `${e.path}\t${e.code}\t${e.message}`),
+      '',
+    ].join('\n');
     let name = 'CAIRN-ERRORS.txt';
     for (let i = 1; zip.has(name); i++) name = `CAIRN-ERRORS-${i}.txt`;
     await zip.file(name, { mtime: new Date() }, undefined, [new TextEncoder().encode(text)]);
@@ -112,7 +122,15 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
   return { ...result, errors };
 }
 
-async function zipFile(repo: Repository, zip: ZipWriter, name: string, node: Node, stream: AsyncGenerator<Uint8Array>, meta: { mtime: Date; mode: number }, onBytes: (n: number) => void): Promise<void> {
+async function zipFile(
+  repo: Repository,
+  zip: ZipWriter,
+  name: string,
+  node: Node,
+  stream: AsyncGenerator<Uint8Array>,
+  meta: { mtime: Date; mode: number },
+  onBytes: (n: number) => void,
+): Promise<void> {
   const size = contentSize(repo, node);
   // Read the first blob before the entry starts: a file that fails at once is left out whole.
   const first = await stream.next();

@@ -12,7 +12,11 @@ function seeded(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
   let x = seed >>> 0 || 1;
   for (let i = 0; i < n; i++) {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     out[i] = x & 0xff;
   }
   return out;
@@ -83,7 +87,12 @@ describe('crc32', () => {
     }
     // Three parts, chained as the ZIP writer does from an empty start.
     let c = 0;
-    for (const [s, e] of [[0, 10], [10, 200_000], [200_000, 300_000]] as const) c = crc32Combine(c, crc32(data.subarray(s, e)), e - s);
+    for (const [s, e] of [
+      [0, 10],
+      [10, 200_000],
+      [200_000, 300_000],
+    ] as const)
+      c = crc32Combine(c, crc32(data.subarray(s, e)), e - s);
     expect(c).toBe(crc32(data));
     // Eight parts of 1 MiB of zeros, and lengths past 2^32 (ZIP64 sizes): joining (A,B) then C
     // must equal joining A with (B,C), whose length is the sum.
@@ -164,22 +173,27 @@ describe('ZipWriter', () => {
     await zip.finish();
     const { py, unzip } = inspect(Buffer.concat(chunks));
     expect(unzip).toContain('No errors detected');
-    expect(py.map((e) => [e[0], e[1]])).toEqual([['ok.txt', 2], ['bad.bin', 3], ['after.txt', 1]]);
+    expect(py.map((e) => [e[0], e[1]])).toEqual([
+      ['ok.txt', 2],
+      ['bad.bin', 3],
+      ['after.txt', 1],
+    ]);
   });
 
-  it.each([
-    ['../x'], ['a/../x'], ['/abs'], ['C:/win'], ['a\\..\\x'], ['a//b'], ['nul\0'], ['lnk/under'], ['dup'],
-  ])('refuses the entry name %j with INVALID_NAME and writes nothing for it', async (name) => {
-    const chunks: Uint8Array[] = [];
-    const zip = new ZipWriter((c) => void chunks.push(c.slice()));
-    const mtime = new Date(2020, 0, 1);
-    await zip.symlink('lnk', { mtime }, '/etc');
-    await zip.file('dup', { mtime }, 1, [new Uint8Array([1])]);
-    const before = Buffer.concat(chunks).length;
-    await expect(zip.file(name, { mtime }, 1, [new Uint8Array([1])])).rejects.toMatchObject({ code: 'INVALID_NAME' });
-    await expect(zip.directory(name, { mtime })).rejects.toMatchObject({ code: 'INVALID_NAME' });
-    expect(Buffer.concat(chunks).length).toBe(before);
-  });
+  it.each([['../x'], ['a/../x'], ['/abs'], ['C:/win'], ['a\\..\\x'], ['a//b'], ['nul\0'], ['lnk/under'], ['dup']])(
+    'refuses the entry name %j with INVALID_NAME and writes nothing for it',
+    async (name) => {
+      const chunks: Uint8Array[] = [];
+      const zip = new ZipWriter((c) => void chunks.push(c.slice()));
+      const mtime = new Date(2020, 0, 1);
+      await zip.symlink('lnk', { mtime }, '/etc');
+      await zip.file('dup', { mtime }, 1, [new Uint8Array([1])]);
+      const before = Buffer.concat(chunks).length;
+      await expect(zip.file(name, { mtime }, 1, [new Uint8Array([1])])).rejects.toMatchObject({ code: 'INVALID_NAME' });
+      await expect(zip.directory(name, { mtime })).rejects.toMatchObject({ code: 'INVALID_NAME' });
+      expect(Buffer.concat(chunks).length).toBe(before);
+    },
+  );
 
   it('takes names with dots and backslashes that stay inside the folder', async () => {
     const zip = new ZipWriter(() => {});

@@ -84,7 +84,13 @@ export class ZipWriter {
    * written so far (the archive stays valid) and the error is rethrown.
    */
   /** `crcOf` may know a piece's CRC-32 already (computed elsewhere); it is joined, not recomputed. */
-  async file(name: string, meta: ZipEntryMeta, expectedSize: number | undefined, data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, crcOf?: (chunk: Uint8Array) => number | undefined): Promise<ZipFileResult> {
+  async file(
+    name: string,
+    meta: ZipEntryMeta,
+    expectedSize: number | undefined,
+    data: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    crcOf?: (chunk: Uint8Array) => number | undefined,
+  ): Promise<ZipFileResult> {
     const zip64 = this.#force || expectedSize === undefined || expectedSize >= U32;
     const e = this.#entry(name, false, zip64, meta);
     await this.#write(localHeader(e));
@@ -138,7 +144,15 @@ export class ZipWriter {
     }
     const end = new Bytes(22);
     const c16 = needs64 ? 0xffff : count;
-    end.u32(0x06054b50).u16(0).u16(0).u16(c16).u16(c16).u32(needs64 ? U32 : cdSize).u32(needs64 ? U32 : cdStart).u16(0);
+    end
+      .u32(0x06054b50)
+      .u16(0)
+      .u16(0)
+      .u16(c16)
+      .u16(c16)
+      .u32(needs64 ? U32 : cdSize)
+      .u32(needs64 ? U32 : cdStart)
+      .u16(0);
     await this.#write(end.bytes);
   }
 
@@ -172,7 +186,10 @@ export class ZipWriter {
     let bad = name === '' || /^[A-Za-z]:/.test(name) || name.includes('\0') || this.#names.has(name);
     bad ||= name.split(/[\\/]/).some((s) => s === '' || s === '..');
     for (let i = 1; i < parts.length && !bad && this.#links.size; i++) bad = this.#links.has(parts.slice(0, i).join('/'));
-    if (bad) throw new CairnError('INVALID_NAME', `zip: refused the entry name ${JSON.stringify(name)}: it could be extracted outside the archive's folder`, { detail: { path: name } });
+    if (bad)
+      throw new CairnError('INVALID_NAME', `zip: refused the entry name ${JSON.stringify(name)}: it could be extracted outside the archive's folder`, {
+        detail: { path: name },
+      });
     this.#names.add(name);
   }
 
@@ -191,8 +208,18 @@ export class ZipWriter {
 function localHeader(e: CentralEntry): Uint8Array {
   const extraLen = (e.zip64 ? 20 : 0) + (e.unixTime !== undefined ? 9 : 0);
   const b = new Bytes(30 + e.name.length + extraLen);
-  b.u32(0x04034b50).u16(e.zip64 ? 45 : 20).u16(FLAG_DESCRIPTOR | FLAG_UTF8).u16(0).u16(e.dosTime).u16(e.dosDate);
-  b.u32(0).u32(e.zip64 ? U32 : 0).u32(e.zip64 ? U32 : 0).u16(e.name.length).u16(extraLen).raw(e.name);
+  b.u32(0x04034b50)
+    .u16(e.zip64 ? 45 : 20)
+    .u16(FLAG_DESCRIPTOR | FLAG_UTF8)
+    .u16(0)
+    .u16(e.dosTime)
+    .u16(e.dosDate);
+  b.u32(0)
+    .u32(e.zip64 ? U32 : 0)
+    .u32(e.zip64 ? U32 : 0)
+    .u16(e.name.length)
+    .u16(extraLen)
+    .raw(e.name);
   if (e.zip64) b.u16(0x0001).u16(16).u64(0).u64(0);
   if (e.unixTime !== undefined) b.u16(0x5455).u16(5).u8(1).u32(e.unixTime);
   return b.bytes;
@@ -212,10 +239,20 @@ function centralHeader(e: CentralEntry): Uint8Array {
   const z64Len = (bigSize ? 16 : 0) + (bigOffset ? 8 : 0);
   const extraLen = (z64Len ? 4 + z64Len : 0) + (e.unixTime !== undefined ? 9 : 0);
   const b = new Bytes(46 + e.name.length + extraLen);
-  b.u32(0x02014b50).u16(VERSION_MADE_BY).u16(e.zip64 || bigOffset ? 45 : 20).u16(FLAG_DESCRIPTOR | FLAG_UTF8).u16(0);
-  b.u16(e.dosTime).u16(e.dosDate).u32(e.crc).u32(bigSize ? U32 : e.size).u32(bigSize ? U32 : e.size);
+  b.u32(0x02014b50)
+    .u16(VERSION_MADE_BY)
+    .u16(e.zip64 || bigOffset ? 45 : 20)
+    .u16(FLAG_DESCRIPTOR | FLAG_UTF8)
+    .u16(0);
+  b.u16(e.dosTime)
+    .u16(e.dosDate)
+    .u32(e.crc)
+    .u32(bigSize ? U32 : e.size)
+    .u32(bigSize ? U32 : e.size);
   b.u16(e.name.length).u16(extraLen).u16(0).u16(0).u16(0);
-  b.u32(((e.mode << 16) | (e.dir ? 0x10 : 0)) >>> 0).u32(bigOffset ? U32 : e.offset).raw(e.name);
+  b.u32(((e.mode << 16) | (e.dir ? 0x10 : 0)) >>> 0)
+    .u32(bigOffset ? U32 : e.offset)
+    .raw(e.name);
   if (z64Len) {
     b.u16(0x0001).u16(z64Len);
     if (bigSize) b.u64(e.size).u64(e.size);

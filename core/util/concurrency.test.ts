@@ -13,18 +13,24 @@ describe('mapLimit', () => {
   });
 
   it.each([1, 2, 7])('never has more than %i in flight and does use the room', async (limit) => {
-    let inFlight = 0, max = 0;
-    await mapLimit(Array.from({ length: 30 }, (_, i) => i), limit, async (i) => {
-      inFlight++;
-      max = Math.max(max, inFlight);
-      for (let k = 0; k < (i % 4) + 1; k++) await tick();
-      inFlight--;
-    });
+    let inFlight = 0,
+      max = 0;
+    await mapLimit(
+      Array.from({ length: 30 }, (_, i) => i),
+      limit,
+      async (i) => {
+        inFlight++;
+        max = Math.max(max, inFlight);
+        for (let k = 0; k < (i % 4) + 1; k++) await tick();
+        inFlight--;
+      },
+    );
     expect(max).toBe(limit);
   });
 
   it('reads async iterables lazily: never more than the limit ahead of completion', async () => {
-    let produced = 0, done = 0;
+    let produced = 0,
+      done = 0;
     async function* source() {
       for (let i = 0; i < 20; i++) {
         produced++;
@@ -48,13 +54,17 @@ describe('mapLimit', () => {
     const started: number[] = [];
     const finished: number[] = [];
     const gate = deferred();
-    const p = mapLimit(Array.from({ length: 10 }, (_, i) => i), 3, async (i) => {
-      started.push(i);
-      if (i === 1) throw new Error('boom 1');
-      if (i === 2) throw new Error('boom 2');
-      await gate.promise;
-      finished.push(i);
-    });
+    const p = mapLimit(
+      Array.from({ length: 10 }, (_, i) => i),
+      3,
+      async (i) => {
+        started.push(i);
+        if (i === 1) throw new Error('boom 1');
+        if (i === 2) throw new Error('boom 2');
+        await gate.promise;
+        finished.push(i);
+      },
+    );
     let settled = false;
     void p.catch(() => {}).finally(() => (settled = true));
     for (let k = 0; k < 5; k++) await tick();

@@ -17,7 +17,9 @@
 const NUDGE_EVERY = 8 << 20;
 const NUDGE_BYTES = 64 << 20;
 /** Only browsers are nudged: the Node CLI has native crypto and its own measurements. */
-const IN_BROWSER = typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
+const IN_BROWSER =
+  typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
+  typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
 
 let made = 0;
 

@@ -22,7 +22,8 @@ export function parsePattern(p: string): Pattern {
   for (const c of p.split('/')) {
     if (c === '' || c === '.') continue;
     if (c === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
-    else if (c === '..' && anchored) continue; // "/.." is "/"
+    else if (c === '..' && anchored)
+      continue; // "/.." is "/"
     else parts.push(c);
   }
   // restic splits the cleaned "/" into ["/", ""], and "" is its marker for `**`: the pattern

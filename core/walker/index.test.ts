@@ -53,7 +53,7 @@ describe('walker', () => {
     expect(await paths(walk(repo, root))).toEqual(['a', 'b', 'b/x', 'b/y', 'c', 'c/z']);
   });
 
-  it('enter() = false skips a directory\'s contents but still yields it', async () => {
+  it("enter() = false skips a directory's contents but still yields it", async () => {
     const { repo } = await memRepo();
     const { root } = await sample(repo);
     expect(await paths(walk(repo, root, { enter: (item) => item.node.name !== 'b' }))).toEqual(['a', 'b', 'c', 'c/z']);
@@ -63,7 +63,9 @@ describe('walker', () => {
     const { repo } = await memRepo();
     const [root] = await storeTrees(repo, [encodeTree([dir('gone', 'ab'.repeat(32)), file('f')])]);
     const errors: string[] = [];
-    const got = await paths(walk(repo, root!, { onTreeError: (p, id, e) => errors.push(`${p.join('/')} ${id.slice(0, 4)} ${isCairnError(e) ? e.code : '?'}`) }));
+    const got = await paths(
+      walk(repo, root!, { onTreeError: (p, id, e) => errors.push(`${p.join('/')} ${id.slice(0, 4)} ${isCairnError(e) ? e.code : '?'}`) }),
+    );
     expect(got).toEqual(['f', 'gone']);
     expect(errors).toEqual(['gone abab BLOB_NOT_FOUND']);
     const e = await paths(walk(repo, root!)).catch((x: unknown) => x);
@@ -92,7 +94,14 @@ describe('walker', () => {
     const hostile = async () => {
       const { repo } = await memRepo();
       const id = await writeHostileSnapshot(repo, [
-        { name: 'd', type: 'dir', children: [{ name: '..', type: 'file', data: 'x' }, { name: 'ok', type: 'file', data: 'ok' }] },
+        {
+          name: 'd',
+          type: 'dir',
+          children: [
+            { name: '..', type: 'file', data: 'x' },
+            { name: 'ok', type: 'file', data: 'ok' },
+          ],
+        },
         { name: 'lnk', type: 'symlink', target: '/etc' },
         { name: 'lnk', type: 'dir', children: [{ name: 'planted', type: 'file', data: 'p' }] },
         { name: '', type: 'file', data: 'e' },
@@ -106,7 +115,9 @@ describe('walker', () => {
     it('go to onInvalidName with their folder and are neither yielded nor entered; the rest is walked', async () => {
       const { repo, root } = await hostile();
       const refused: string[] = [];
-      const got = await paths(walk(repo, root, { onInvalidName: (dir, node, problem) => refused.push(`${dir.join('/')}|${JSON.stringify(node.name)}|${problem}`) }));
+      const got = await paths(
+        walk(repo, root, { onInvalidName: (dir, node, problem) => refused.push(`${dir.join('/')}|${JSON.stringify(node.name)}|${problem}`) }),
+      );
       expect(got).toEqual(['d', 'd/ok', 'lnk']);
       expect(refused.sort()).toEqual(['d|".."|dot-dot', '|""|empty', '|"."|dot', '|"a/b"|slash', '|"lnk"|repeated', '|"n\\u0000ul"|nul'].sort());
     });

@@ -20,14 +20,7 @@ async function signedFetch(env, method, path, query, body = '') {
   };
   if (body) headers['content-md5'] = createHash('md5').update(body).digest('base64');
   const names = Object.keys(headers).sort();
-  const canonical = [
-    method,
-    path,
-    query,
-    names.map((n) => `${n}:${headers[n]}\n`).join(''),
-    names.join(';'),
-    headers['x-amz-content-sha256'],
-  ].join('\n');
+  const canonical = [method, path, query, names.map((n) => `${n}:${headers[n]}\n`).join(''), names.join(';'), headers['x-amz-content-sha256']].join('\n');
   const toSign = ['AWS4-HMAC-SHA256', now, scope, sha256hex(canonical)].join('\n');
   let k = hmac('AWS4' + env.secretAccessKey, day);
   for (const part of [env.region, 's3', 'aws4_request']) k = hmac(k, part);
@@ -50,7 +43,10 @@ if (cmd === 'ready') {
     console.error(`create bucket: HTTP ${made.status} ${made.text}`);
     process.exit(1);
   }
-  const origins = env.origin.split(',').map((o) => `<AllowedOrigin>${o.trim()}</AllowedOrigin>`).join('');
+  const origins = env.origin
+    .split(',')
+    .map((o) => `<AllowedOrigin>${o.trim()}</AllowedOrigin>`)
+    .join('');
   const cors =
     '<CORSConfiguration><CORSRule>' +
     origins +

@@ -64,7 +64,8 @@ describe('a damaged repository', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('victim.bin');
     expect(r.stderr).toMatch(/MAC_MISMATCH|HASH_MISMATCH/);
-    const want = await describeTree(src), got = await describeTree(join(target, src));
+    const want = await describeTree(src),
+      got = await describeTree(join(target, src));
     expect(got.get('keep.txt')).toEqual(want.get('keep.txt'));
     expect(got.get('keep.bin')).toEqual(want.get('keep.bin'));
     expect(got.get('victim.bin')?.content).not.toEqual(want.get('victim.bin')!.content);
@@ -81,7 +82,8 @@ describe('a damaged repository', () => {
     const r = await cairn(['-r', repo, 'restore', snap2, '--target', target]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('victim.bin');
-    const want = await describeTree(src), got = await describeTree(join(target, src));
+    const want = await describeTree(src),
+      got = await describeTree(join(target, src));
     expect(got.get('keep.txt')).toEqual(want.get('keep.txt'));
     expect(got.get('keep.bin')).toEqual(want.get('keep.bin'));
   });

@@ -52,19 +52,36 @@ describe('restoring a hostile tree', () => {
     ['a file named "../pwned.txt"', () => [{ name: '../pwned.txt', type: 'file', data: 'pwned' }]],
     ['a file named "../outside/victim.txt"', () => [{ name: '../outside/victim.txt', type: 'file', data: 'overwritten', mode: 0o777 }]],
     ['a file far up the tree, into /tmp', () => [{ name: '../'.repeat(depthToRoot() + 2) + tmpVictim.slice(1), type: 'file', data: 'pwned' }]],
-    ['a symlink to a folder outside, then a folder of its name', () => [
-      { name: 'lnk', type: 'symlink', target: outside },
-      { name: 'lnk', type: 'dir', mode: 0o777, children: [{ name: 'planted.txt', type: 'file', data: 'planted' }, { name: 'victim.txt', type: 'file', data: 'overwritten', mode: 0o666 }] },
-    ]],
-    ['a symlink to a file outside, then a file of its name', () => [
-      { name: 'flnk', type: 'symlink', target: join(outside, 'victim.txt') },
-      { name: 'flnk', type: 'file', data: 'overwritten', mode: 0o777 },
-    ]],
-    ['empty, "." and NUL names beside a good file', () => [
-      { name: '', type: 'file', data: 'e' },
-      { name: '.', type: 'dir', mode: 0o777, children: [{ name: 'dot.txt', type: 'file', data: 'd' }] },
-      { name: 'nul\0', type: 'file', data: 'n' },
-    ]],
+    [
+      'a symlink to a folder outside, then a folder of its name',
+      () => [
+        { name: 'lnk', type: 'symlink', target: outside },
+        {
+          name: 'lnk',
+          type: 'dir',
+          mode: 0o777,
+          children: [
+            { name: 'planted.txt', type: 'file', data: 'planted' },
+            { name: 'victim.txt', type: 'file', data: 'overwritten', mode: 0o666 },
+          ],
+        },
+      ],
+    ],
+    [
+      'a symlink to a file outside, then a file of its name',
+      () => [
+        { name: 'flnk', type: 'symlink', target: join(outside, 'victim.txt') },
+        { name: 'flnk', type: 'file', data: 'overwritten', mode: 0o777 },
+      ],
+    ],
+    [
+      'empty, "." and NUL names beside a good file',
+      () => [
+        { name: '', type: 'file', data: 'e' },
+        { name: '.', type: 'dir', mode: 0o777, children: [{ name: 'dot.txt', type: 'file', data: 'd' }] },
+        { name: 'nul\0', type: 'file', data: 'n' },
+      ],
+    ],
   ];
 
   it.each(attacks)('%s: refused, the rest restored, nothing outside the target changed (exit 1)', async (_what, nodes) => {
@@ -99,7 +116,16 @@ describe('restoring a hostile tree', () => {
   });
 
   it('restore snapshot:sub into a target that does not exist yet, a symlink at its top', async () => {
-    const id = await snapshot([{ name: 'sub', type: 'dir', children: [{ name: 'link', type: 'symlink', target: '/etc' }, { name: 'f', type: 'file', data: 'f' }] }]);
+    const id = await snapshot([
+      {
+        name: 'sub',
+        type: 'dir',
+        children: [
+          { name: 'link', type: 'symlink', target: '/etc' },
+          { name: 'f', type: 'file', data: 'f' },
+        ],
+      },
+    ]);
     const target = join(work, `target${n++}`, 'new', 'deeper');
     await ok(cairn(['-r', repo, 'restore', `${id}:/sub`, '--target', target]));
     const got = await describeTree(target);

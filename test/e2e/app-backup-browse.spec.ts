@@ -39,7 +39,10 @@ test('back up a folder into this browser, again without reading, then browse, se
   await expect(rows.nth(0)).toContainText('Documents');
 
   // Walk the newest snapshot's tree down to a leaf.
-  await rows.nth(0).getByRole('link', { name: /Open snapshot/ }).click();
+  await rows
+    .nth(0)
+    .getByRole('link', { name: /Open snapshot/ })
+    .click();
   await page.getByRole('link', { name: 'Documents/' }).click();
   const list = page.getByTestId('tree-list');
   await expect(list.locator('tbody tr')).toHaveCount(4); // notes/, photos/, readme.txt, ünïcode name.txt
@@ -69,7 +72,12 @@ test('back up a folder into this browser, again without reading, then browse, se
 
   // Versions of the file that changed: three snapshots, two distinct versions.
   await gotoTab(page, 'Snapshots');
-  await page.getByTestId('snapshot-list').locator('tbody tr').nth(0).getByRole('link', { name: /Open snapshot/ }).click();
+  await page
+    .getByTestId('snapshot-list')
+    .locator('tbody tr')
+    .nth(0)
+    .getByRole('link', { name: /Open snapshot/ })
+    .click();
   await page.getByRole('link', { name: 'Documents/' }).click();
   await page.getByRole('link', { name: 'Versions of readme.txt' }).click();
   await expect(page.getByTestId('versions-list').locator('tbody tr')).toHaveCount(3);

@@ -16,7 +16,9 @@ import { expect, fillBucket, test, type S3Repo } from './helpers/s3';
 async function damageBlob(r: S3Repo, id: string): Promise<void> {
   const env = r.resticEnv(PASSWORD);
   for (const index of (await ok(restic(['-r', r.repository, '--no-cache', 'list', 'index'], { env }))).stdout.trim().split('\n')) {
-    const { packs } = JSON.parse((await ok(restic(['-r', r.repository, '--no-cache', 'cat', 'index', index], { env }))).stdout) as { packs: { id: string; blobs: { id: string; offset: number; length: number }[] }[] };
+    const { packs } = JSON.parse((await ok(restic(['-r', r.repository, '--no-cache', 'cat', 'index', index], { env }))).stdout) as {
+      packs: { id: string; blobs: { id: string; offset: number; length: number }[] }[];
+    };
     for (const p of packs) {
       const b = p.blobs.find((x) => x.id === id);
       if (!b) continue;
@@ -32,7 +34,10 @@ async function damageBlob(r: S3Repo, id: string): Promise<void> {
   throw new Error(`blob ${id} is in no index`);
 }
 
-test('a damaged blob in the bucket: restore names the file and restores the rest, its download fails plainly, the ZIP keeps the others', async ({ page, s3repo }) => {
+test('a damaged blob in the bucket: restore names the file and restores the rest, its download fails plainly, the ZIP keeps the others', async ({
+  page,
+  s3repo,
+}) => {
   const tree = sampleTree(31);
   const victim = tree.find((f) => f.path === 'photos/small.bin')!; // under 512 KiB: one blob, its ID the file's SHA-256
   const env = s3repo.resticEnv(PASSWORD);
@@ -50,8 +55,17 @@ test('a damaged blob in the bucket: restore names the file and restores the rest
     await fillPasswords(page, PASSWORD, false);
     await page.getByRole('button', { name: 'Open repository' }).click();
     await expectUnlocked(page);
-    await page.getByTestId('snapshot-list').locator('tbody tr').first().getByRole('link', { name: /Open snapshot/ }).click();
-    for (const part of src.split('/').filter(Boolean)) await page.getByTestId('tree-list').getByRole('link', { name: `${part}/`, exact: true }).click();
+    await page
+      .getByTestId('snapshot-list')
+      .locator('tbody tr')
+      .first()
+      .getByRole('link', { name: /Open snapshot/ })
+      .click();
+    for (const part of src.split('/').filter(Boolean))
+      await page
+        .getByTestId('tree-list')
+        .getByRole('link', { name: `${part}/`, exact: true })
+        .click();
 
     await setPick(page, 'restore', ['e2e-restore']);
     await page.getByRole('button', { name: 'Restore into a folder…' }).click();

@@ -82,4 +82,3 @@ for (const how of ['closed', 'crashed'] as const) {
     }
   });
 }
-

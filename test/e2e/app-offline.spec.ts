@@ -28,7 +28,10 @@ test('reload with the network off: unlock, list, browse and search from the cach
   const rows = page.getByTestId('snapshot-list').locator('tbody tr');
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText(snap.snapshotShortId);
-  await rows.first().getByRole('link', { name: /Open snapshot/ }).click();
+  await rows
+    .first()
+    .getByRole('link', { name: /Open snapshot/ })
+    .click();
   await page.getByRole('link', { name: 'Documents/' }).click();
   await page.getByTestId('tree-list').getByRole('link', { name: 'notes/' }).click();
   await expect(page.getByTestId('tree-list').locator('tr[data-name="todo.md"]')).toBeVisible();

@@ -22,7 +22,10 @@ async function backedUpSnapshot(page: Page): Promise<void> {
   await backupOpfsFolder(page, SRC);
   await page.evaluate(() => navigator.serviceWorker.ready); // downloads are served by it
   await gotoTab(page, 'Snapshots');
-  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+  await page
+    .getByTestId('snapshot-list')
+    .getByRole('link', { name: /Open snapshot/ })
+    .click();
   await page.getByRole('link', { name: 'Documents/' }).click();
 }
 

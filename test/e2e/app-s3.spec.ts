@@ -26,7 +26,10 @@ test('the browser backs up into the bucket; restic checks it and restores it byt
 
   const env = s3repo.resticEnv(PASSWORD);
   await ok(restic(['-r', s3repo.repository, '--no-cache', 'check', '--read-data'], { env }));
-  const listed = JSON.parse((await ok(restic(['-r', s3repo.repository, '--no-cache', 'snapshots', '--json'], { env }))).stdout) as { short_id: string; tags: string[] }[];
+  const listed = JSON.parse((await ok(restic(['-r', s3repo.repository, '--no-cache', 'snapshots', '--json'], { env }))).stdout) as {
+    short_id: string;
+    tags: string[];
+  }[];
   expect(listed.map((s) => s.short_id)).toEqual([snap.snapshotShortId]);
   expect(listed[0]!.tags).toEqual(['browser']);
 
@@ -58,8 +61,15 @@ test('restic backs up into the bucket; the browser opens it, downloads a file an
 
     const rows = page.getByTestId('snapshot-list').locator('tbody tr');
     await expect(rows).toHaveCount(1);
-    await rows.first().getByRole('link', { name: /Open snapshot/ }).click();
-    for (const part of src.split('/').filter(Boolean)) await page.getByTestId('tree-list').getByRole('link', { name: `${part}/`, exact: true }).click();
+    await rows
+      .first()
+      .getByRole('link', { name: /Open snapshot/ })
+      .click();
+    for (const part of src.split('/').filter(Boolean))
+      await page
+        .getByTestId('tree-list')
+        .getByRole('link', { name: `${part}/`, exact: true })
+        .click();
     await page.getByTestId('tree-list').getByRole('link', { name: 'photos/' }).click();
     await page.evaluate(() => navigator.serviceWorker.ready);
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download big.bin' }).click()]);
@@ -104,7 +114,10 @@ test('a wrong secret key is reported in plain words; offline, bucket data needs 
   await expectUnlocked(page);
   await expect(page.getByTestId('repo-label')).toContainText('offline copy');
   await gotoTab(page, 'Snapshots');
-  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+  await page
+    .getByTestId('snapshot-list')
+    .getByRole('link', { name: /Open snapshot/ })
+    .click();
   await page.getByRole('link', { name: 'Documents/' }).click();
   await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
   await expect(page.getByText('Restoring from the bucket needs the network')).toBeVisible();

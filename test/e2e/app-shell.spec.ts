@@ -45,7 +45,10 @@ test('no password, key or file name in clear in IndexedDB or localStorage', asyn
   await backupOpfsFolder(page, ['e2e-src', 'Documents']);
   // Open a folder of the snapshot: the engine keeps that listing (sealed) for the next start.
   await gotoTab(page, 'Snapshots');
-  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+  await page
+    .getByTestId('snapshot-list')
+    .getByRole('link', { name: /Open snapshot/ })
+    .click();
   await page.getByRole('link', { name: 'Documents/' }).click();
   await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
   await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length)).toBeGreaterThan(1);
@@ -89,7 +92,8 @@ test('fits a 360 px wide screen and works with the keyboard alone', async ({ pag
   await expect(page.getByRole('heading', { name: 'Create a repository' })).toBeVisible();
   expect(await noSideways()).toBe(true);
   // Keyboard only: focus the password field via Tab, type, Tab on to confirm, submit with Enter.
-  for (let i = 0; i < 30 && !(await page.getByLabel('Password', { exact: true }).evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 30 && !(await page.getByLabel('Password', { exact: true }).evaluate((el) => el === document.activeElement)); i++)
+    await page.keyboard.press('Tab');
   await expect(page.getByLabel('Password', { exact: true })).toBeFocused();
   await page.keyboard.type(PASSWORD);
   await page.keyboard.press('Tab'); // the Show button
@@ -104,7 +108,10 @@ test('fits a 360 px wide screen and works with the keyboard alone', async ({ pag
   await gotoTab(page, 'Snapshots');
   await expect(page.getByTestId('snapshot-list')).toBeVisible();
   expect(await noSideways()).toBe(true);
-  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).focus();
+  await page
+    .getByTestId('snapshot-list')
+    .getByRole('link', { name: /Open snapshot/ })
+    .focus();
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('tree-list')).toBeVisible();
   expect(await noSideways()).toBe(true);

@@ -22,14 +22,18 @@ async function keptFolder(page: Page, seed: number): Promise<string> {
   await createOpfsRepo(page, { stayUnlocked: true }); // "This browser": the engine keeps its key
   await backupOpfsFolder(page, SRC);
   await gotoTab(page, 'Snapshots');
-  await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+  await page
+    .getByTestId('snapshot-list')
+    .getByRole('link', { name: /Open snapshot/ })
+    .click();
   await page.getByRole('link', { name: 'Documents/' }).click();
   await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
   await expect.poll(() => allKept(page)).toBe(true);
   return page.url();
 }
 
-const allKept = (page: Page) => page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length === performance.getEntriesByName('cairn:snapshot-shown').length);
+const allKept = (page: Page) =>
+  page.evaluate(() => performance.getEntriesByName('cairn:listing-kept').length === performance.getEntriesByName('cairn:snapshot-shown').length);
 
 test('opening the app to a listed snapshot from the warm cache', async ({ page, context }) => {
   // The engine keeps the listing, sealed, as the next start's first picture.
@@ -64,8 +68,22 @@ test('opening the app to a listed snapshot from the warm cache', async ({ page, 
     );
     expect(sources.length).toBeGreaterThan(3);
     for (const [path, source] of sources) expect(source, path).toBe('cache');
-    if (process.env['CAIRN_E2E_MARKS']) console.log(JSON.stringify(await page.evaluate(() => performance.getEntries().filter((e) => e.name.startsWith('cairn:') || e.entryType !== 'mark').map((e) => [e.name.replace(/^.*\//, '').slice(0, 24), Math.round(e.startTime), Math.round(e.duration)]))));
-    samples.push({ shown: await mark('cairn:listing-shown'), fresh: await mark('cairn:snapshot-shown'), open: (await measures(page))['cairn:snapshot-open'] ?? NaN });
+    if (process.env['CAIRN_E2E_MARKS'])
+      console.log(
+        JSON.stringify(
+          await page.evaluate(() =>
+            performance
+              .getEntries()
+              .filter((e) => e.name.startsWith('cairn:') || e.entryType !== 'mark')
+              .map((e) => [e.name.replace(/^.*\//, '').slice(0, 24), Math.round(e.startTime), Math.round(e.duration)]),
+          ),
+        ),
+      );
+    samples.push({
+      shown: await mark('cairn:listing-shown'),
+      fresh: await mark('cairn:snapshot-shown'),
+      open: (await measures(page))['cairn:snapshot-open'] ?? NaN,
+    });
     await expect.poll(() => allKept(page)).toBe(true); // kept again for the next start
   }
   await context.setOffline(false);
@@ -108,7 +126,7 @@ test('the start-up hint only speeds up what the remembered list decides: a stale
 async function rewriteAsVersion1(page: Page): Promise<{ remembered: number; views: number }> {
   await page.goto('/icons/cairn.svg');
   return page.evaluate(async () => {
-    const req = <T,>(r: IDBRequest<T>) => new Promise<T>((ok, no) => ((r.onsuccess = () => ok(r.result)), (r.onerror = () => no(r.error))));
+    const req = <T>(r: IDBRequest<T>) => new Promise<T>((ok, no) => ((r.onsuccess = () => ok(r.result)), (r.onerror = () => no(r.error))));
     const open = (v: number, upgrade?: (d: IDBDatabase) => void) => {
       const r = indexedDB.open('cairn-engine', v);
       if (upgrade) r.onupgradeneeded = () => upgrade(r.result);
@@ -159,7 +177,7 @@ test('a cache kept by the previous database version is upgraded in place: the re
     const r = indexedDB.open('cairn-engine');
     const d = await new Promise<IDBDatabase>((ok) => (r.onsuccess = () => ok(r.result)));
     const tx = d.transaction(['remembered', 'views']);
-    const get = <T,>(q: IDBRequest<T>) => new Promise<T>((ok) => (q.onsuccess = () => ok(q.result)));
+    const get = <T>(q: IDBRequest<T>) => new Promise<T>((ok) => (q.onsuccess = () => ok(q.result)));
     const remembered = (await get(tx.objectStore('remembered').getAll())) as object[];
     const views = await get(tx.objectStore('views').count());
     const out = { version: d.version, oldListings: remembered.filter((x) => 'view' in x).length, remembered: remembered.length, views };
@@ -175,7 +193,10 @@ test('a cache kept by the previous database version is upgraded in place: the re
   await expect.poll(() => page.evaluate(() => performance.getEntriesByName('cairn:early-listing-shown').length)).toBe(1);
 });
 
-test('a tab of the older version holding its database gets the new tab a plain message, not a wait; closing it lets the app open', async ({ page, context }) => {
+test('a tab of the older version holding its database gets the new tab a plain message, not a wait; closing it lets the app open', async ({
+  page,
+  context,
+}) => {
   const folderUrl = await keptFolder(page, 7);
   expect(await rewriteAsVersion1(page)).toEqual({ remembered: 1, views: 1 });
   // The older app's tab: a version-1 connection that, like that app, never lets go on request.

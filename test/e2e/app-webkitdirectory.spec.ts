@@ -36,7 +36,10 @@ test('back up through <input webkitdirectory> and get a file back', async ({ pag
     await expect(summary.getByTestId('files-new')).toHaveText(String(tree.length));
 
     await gotoTab(page, 'Snapshots');
-    await page.getByTestId('snapshot-list').getByRole('link', { name: /Open snapshot/ }).click();
+    await page
+      .getByTestId('snapshot-list')
+      .getByRole('link', { name: /Open snapshot/ })
+      .click();
     await page.getByRole('link', { name: 'Documents/' }).click();
     await expect(page.getByRole('button', { name: 'Restore into a folder…' })).toHaveCount(0);
     await page.evaluate(() => navigator.serviceWorker.ready);

@@ -35,7 +35,10 @@ test('backup to OPFS, incremental backup, browse, restore and download', async (
   const first = await page.evaluate(async () => {
     const h = window.harness;
     const phases: string[] = [];
-    const r = await h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Docs']) }, tags: ['e2e'] }, h.proxy((p: { phase: string }) => void phases.push(p.phase)));
+    const r = await h.engine.backup(
+      { source: { kind: 'handle', handle: await h.opfsDir(['src', 'Docs']) }, tags: ['e2e'] },
+      h.proxy((p: { phase: string }) => void phases.push(p.phase)),
+    );
     return { r, phases };
   });
   expect(first.r.filesRead).toBe(tree.length);
@@ -44,7 +47,14 @@ test('backup to OPFS, incremental backup, browse, restore and download', async (
   expect(first.phases).toContain('done');
 
   // Second backup: one file changed, one added; only those two are read.
-  await writeOpfsTree(page, ['src', 'Docs'], [{ path: 'notes/todo.md', text: '# To do\n\n- done\n' }, { path: 'added.txt', text: 'new\n' }]);
+  await writeOpfsTree(
+    page,
+    ['src', 'Docs'],
+    [
+      { path: 'notes/todo.md', text: '# To do\n\n- done\n' },
+      { path: 'added.txt', text: 'new\n' },
+    ],
+  );
   const second = await page.evaluate(async () => {
     const h = window.harness;
     return h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Docs']) } });
@@ -116,14 +126,22 @@ test('backup to OPFS, incremental backup, browse, restore and download', async (
   expect(saved.files).toEqual({ 'big.bin': sha256(bytesOf(big)) });
 
   // The whole second snapshot as a ZIP.
-  const [zipDl] = await Promise.all([page.waitForEvent('download'), page.evaluate((id) => window.harness.startDownload(id, ['Docs'], 'zip').then((d) => d.via), second.snapshotId)]);
+  const [zipDl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.evaluate((id) => window.harness.startDownload(id, ['Docs'], 'zip').then((d) => d.via), second.snapshotId),
+  ]);
   expect(zipDl.suggestedFilename()).toBe('Docs.zip');
   const dir = mkdtempSync(join(tmpdir(), 'cairn-e2e-zip-'));
   try {
     writeFileSync(join(dir, 'a.zip'), await readFile((await zipDl.path())!));
-    const py = 'import sys,zipfile,hashlib,json;z=zipfile.ZipFile(sys.argv[1]);print(json.dumps({i.filename:hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}))';
+    const py =
+      'import sys,zipfile,hashlib,json;z=zipfile.ZipFile(sys.argv[1]);print(json.dumps({i.filename:hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}))';
     const got = JSON.parse(execFileSync('/usr/bin/python3', ['-c', py, join(dir, 'a.zip')], { encoding: 'utf8' }));
-    const expected = digests([...tree.filter((f) => f.path !== 'notes/todo.md'), { path: 'notes/todo.md', text: '# To do\n\n- done\n' }, { path: 'added.txt', text: 'new\n' }]);
+    const expected = digests([
+      ...tree.filter((f) => f.path !== 'notes/todo.md'),
+      { path: 'notes/todo.md', text: '# To do\n\n- done\n' },
+      { path: 'added.txt', text: 'new\n' },
+    ]);
     expect(got).toEqual(Object.fromEntries(Object.entries(expected).map(([k, v]) => ['Docs/' + k, v])));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -75,7 +75,10 @@ test('a hostile snapshot in a bucket: restore into a folder, ZIP and file downlo
   expect(got.download).toBe('INVALID_NAME');
 
   await page.evaluate(() => window.harness.swReady());
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.evaluate(({ id }) => window.harness.startDownload(id, [], 'zip').then((d) => d.result), { id: got.id })]);
+  const [dl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.evaluate(({ id }) => window.harness.startDownload(id, [], 'zip').then((d) => d.result), { id: got.id }),
+  ]);
   const names = zipNames(await readFile((await dl.path())!));
   expect(names.filter((n) => !n.startsWith('CAIRN-ERRORS')).sort()).toEqual(['good/', 'good/good.txt', 'lnk']);
 });

@@ -34,12 +34,13 @@ test('the next backup removes the temp file of a pack a dead tab was writing, an
     },
     { repo: info.id, pack: PACK, other: OTHER },
   );
-  const names = () => page.evaluate(async () => {
-    const dir = await window.harness.opfsDir(['cairn-repos', 'e2e-leftover', 'data', 'ab'], false);
-    const out: string[] = [];
-    for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) out.push(name);
-    return out.sort();
-  });
+  const names = () =>
+    page.evaluate(async () => {
+      const dir = await window.harness.opfsDir(['cairn-repos', 'e2e-leftover', 'data', 'ab'], false);
+      const out: string[] = [];
+      for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) out.push(name);
+      return out.sort();
+    });
   expect(await names()).toEqual([`${PACK}-tmp-0123abcd`, `${OTHER}-tmp-4567ef01`]);
 
   const r = await page.evaluate(async () => {

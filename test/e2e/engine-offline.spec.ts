@@ -46,7 +46,11 @@ test('unlock, list, browse, search and diff a bucket repository offline', async 
     async ({ loc, pw, ids }) => {
       const h = window.harness;
       const info = await h.engine.openRepository(loc, pw);
-      const err = (p: Promise<unknown>) => p.then(() => 'no error', (e: { code: string }) => e.code);
+      const err = (p: Promise<unknown>) =>
+        p.then(
+          () => 'no error',
+          (e: { code: string }) => e.code,
+        );
       return {
         onLine: navigator.onLine,
         info,
@@ -71,7 +75,11 @@ test('unlock, list, browse, search and diff a bucket repository offline', async 
 
   // A wrong password is still told apart offline (the key files are cached).
   const wrong = await page.evaluate(
-    (loc) => window.harness.engine.openRepository(loc, 'not it').then(() => 'opened', (e: { code: string }) => e.code),
+    (loc) =>
+      window.harness.engine.openRepository(loc, 'not it').then(
+        () => 'opened',
+        (e: { code: string }) => e.code,
+      ),
     s3.location,
   );
   expect(wrong).toBe('WRONG_PASSWORD');

@@ -48,13 +48,19 @@ test('a picked folder is listed with getFile() once per file: the progress scan 
   // The scan (totals for the ETA) and the walk both list every directory; getFile() is a
   // request to the browser process, so the second listing takes the first one's sizes and
   // times and hands the savers the file's handle.
-  const files = [...Array.from({ length: 23 }, (_, i) => ({ path: `f${String(i).padStart(2, '0')}.bin`, size: 1000 + 37 * i, seed: 50 + i })), { path: 'sub/inner.txt', size: 300_000, seed: 99 }];
+  const files = [
+    ...Array.from({ length: 23 }, (_, i) => ({ path: `f${String(i).padStart(2, '0')}.bin`, size: 1000 + 37 * i, seed: 50 + i })),
+    { path: 'sub/inner.txt', size: 300_000, seed: 99 },
+  ];
   await openHarness(page);
   await page.evaluate((f) => window.harness.writeSeeded(['src', 'Shared'], f), files);
   const seq = await page.evaluate(() => window.harness.listTwice(['src', 'Shared'], false));
   expect(seq.calls).toBe(23);
   expect(seq.errors).toEqual([]);
-  const [a, b] = seq.lists as [Array<{ name: string; type: string; size: number; mtime?: string; ref: string }>, Array<{ name: string; type: string; size: number; mtime?: string; ref: string }>];
+  const [a, b] = seq.lists as [
+    Array<{ name: string; type: string; size: number; mtime?: string; ref: string }>,
+    Array<{ name: string; type: string; size: number; mtime?: string; ref: string }>,
+  ];
   expect(a).toHaveLength(24);
   expect(a.filter((e) => e.type === 'file').map((e) => e.ref)).toEqual(Array(23).fill('file'));
   expect(b.filter((e) => e.type === 'file').map((e) => e.ref)).toEqual(Array(23).fill('handle'));
@@ -73,10 +79,22 @@ test('a picked folder is listed with getFile() once per file: the progress scan 
     const h = window.harness;
     await h.engine.createRepository({ kind: 'opfs', name: 'shared-listing' }, pw);
     const src = async () => ({ source: { kind: 'handle' as const, handle: await h.opfsDir(['src', 'Shared']) } });
-    const first = await h.engine.backup(await src(), h.proxy(() => {}));
-    const again = await h.engine.backup(await src(), h.proxy(() => {}));
+    const first = await h.engine.backup(
+      await src(),
+      h.proxy(() => {}),
+    );
+    const again = await h.engine.backup(
+      await src(),
+      h.proxy(() => {}),
+    );
     await h.engine.restoreToFolder(first.snapshotId, [], await h.opfsDir(['out-shared']));
-    return { read: first.filesRead, again: again.filesRead, unmodified: again.summary.filesUnmodified, src: await h.digestOpfs(['src', 'Shared']), out: await h.digestOpfs(['out-shared', 'Shared']) };
+    return {
+      read: first.filesRead,
+      again: again.filesRead,
+      unmodified: again.summary.filesUnmodified,
+      src: await h.digestOpfs(['src', 'Shared']),
+      out: await h.digestOpfs(['out-shared', 'Shared']),
+    };
   }, PASSWORD);
   expect(got.read).toBe(24);
   expect(got.again).toBe(0);
@@ -89,7 +107,11 @@ test('a wrong password and a missing repository have their own codes', async ({ 
   await openHarness(page);
   const codes = await page.evaluate(async (pw) => {
     const e = window.harness.engine;
-    const code = (p: Promise<unknown>) => p.then(() => 'ok', (x: { code: string }) => x.code);
+    const code = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (x: { code: string }) => x.code,
+      );
     await e.createRepository({ kind: 'opfs', name: 'locked' }, pw);
     await e.closeRepository();
     return {
@@ -161,7 +183,10 @@ test('a picked folder works as a repository in restic layout', async ({ page }) 
   // An OPFS directory handle stands in for showDirectoryPicker's (headless Chromium cannot pick).
   await openHarness(page);
   const tree = sampleTree(11);
-  await page.evaluate((files) => window.harness.writeSeeded(['src', 'Folder'], files), tree.filter((f) => f.size).map((f) => ({ path: f.path, size: f.size!, seed: f.seed! })));
+  await page.evaluate(
+    (files) => window.harness.writeSeeded(['src', 'Folder'], files),
+    tree.filter((f) => f.size).map((f) => ({ path: f.path, size: f.size!, seed: f.seed! })),
+  );
   const got = await page.evaluate(async (pw) => {
     const h = window.harness;
     const loc = { kind: 'folder' as const, handle: await h.opfsDir(['External', 'restic-repo']), name: 'restic-repo' };
@@ -170,13 +195,21 @@ test('a picked folder works as a repository in restic layout', async ({ page }) 
     await h.engine.closeRepository();
     const info = await h.engine.openRepository({ ...loc, handle: await h.opfsDir(['External', 'restic-repo']) }, pw);
     const restored = await h.engine.restoreToFolder(r.snapshotId, ['Folder', 'photos'], await h.opfsDir(['back']));
-    const layout = Object.keys(await h.digestOpfs(['External', 'restic-repo'])).map((p) => p.replace(/[0-9a-f]{64}/g, 'ID').replace(/^data\/[0-9a-f]{2}\//, 'data/XX/'));
+    const layout = Object.keys(await h.digestOpfs(['External', 'restic-repo'])).map((p) =>
+      p.replace(/[0-9a-f]{64}/g, 'ID').replace(/^data\/[0-9a-f]{2}\//, 'data/XX/'),
+    );
     return { info, restored, files: await h.digestOpfs(['back', 'photos']), layout: [...new Set(layout)].sort() };
   }, PASSWORD);
   expect(got.info.location).toBe('folder:restic-repo');
   expect(got.info.snapshots).toBe(1);
   expect(got.restored.errors).toEqual([]);
-  expect(got.files).toEqual(Object.fromEntries(Object.entries(digests(tree.filter((f) => f.size))).filter(([p]) => p.startsWith('photos/')).map(([p, d]) => [p.slice('photos/'.length), d])));
+  expect(got.files).toEqual(
+    Object.fromEntries(
+      Object.entries(digests(tree.filter((f) => f.size)))
+        .filter(([p]) => p.startsWith('photos/'))
+        .map(([p, d]) => [p.slice('photos/'.length), d]),
+    ),
+  );
   expect(got.layout).toEqual(['config', 'data/XX/ID', 'index/ID', 'keys/ID', 'snapshots/ID']);
 });
 
@@ -198,7 +231,10 @@ test('a File taken while listing refuses to be read once its file changed; a fre
     const listed = await h.getFile();
     await new Promise((res) => setTimeout(res, 20));
     await write('second, longer version');
-    const stale = await listed.arrayBuffer().then(() => 'read', (e: Error) => e.name);
+    const stale = await listed.arrayBuffer().then(
+      () => 'read',
+      (e: Error) => e.name,
+    );
     const fresh = await (await h.getFile()).text();
     return { stale, fresh };
   });
@@ -225,7 +261,7 @@ test('files read together: a changed one fails alone, the others and a large one
     const bytes = (n: number, seed: number) => {
       const out = new Uint8Array(n);
       let x = seed;
-      for (let i = 0; i < n; i++) out[i] = x = (x * 1103515245 + 12345) >>> 0 >>> 24;
+      for (let i = 0; i < n; i++) out[i] = x = ((x * 1103515245 + 12345) >>> 0) >>> 24;
       return out;
     };
     const datas = Array.from({ length: 30 }, (_, i) => bytes(500 + 311 * i, i + 1));

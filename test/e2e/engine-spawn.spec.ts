@@ -47,7 +47,11 @@ test('the engine asks the page to start its scrypt, file-saver and decode worker
     await h.engine.createRepository({ kind: 'opfs', name: 'e2e-spawn' }, pw);
     const b = await h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src-spawn', 'Docs']) } });
     const restored = await h.engine.restoreToFolder(b.snapshotId, [], await h.opfsDir(['restore-spawn']));
-    return { errors: restored.errors, files: await h.digestOpfs(['restore-spawn', 'Docs']), names: (window as unknown as { startedNames: string[] }).startedNames };
+    return {
+      errors: restored.errors,
+      files: await h.digestOpfs(['restore-spawn', 'Docs']),
+      names: (window as unknown as { startedNames: string[] }).startedNames,
+    };
   }, PASSWORD);
   expect(r.errors).toEqual([]);
   expect(r.files).toEqual(digests(tree));

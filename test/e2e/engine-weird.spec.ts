@@ -77,7 +77,10 @@ test('restic’s backup of the weird tree: the browser restores what its file sy
 
     // The ZIP has no such limits: every file, and the symlink as one.
     await page.evaluate(() => window.harness.swReady());
-    const [dl] = await Promise.all([page.waitForEvent('download'), page.evaluate(({ id, comps }) => window.harness.startDownload(id, comps, 'zip').then((d) => d.result), { id: got.id, comps })]);
+    const [dl] = await Promise.all([
+      page.waitForEvent('download'),
+      page.evaluate(({ id, comps }) => window.harness.startDownload(id, comps, 'zip').then((d) => d.result), { id: got.id, comps }),
+    ]);
     const entries = zipDigests(await readFile((await dl.path())!));
     const expected: Record<string, string> = Object.fromEntries(Object.entries(want).map(([p, d]) => [`Weird/${p}`, d]));
     for (const l of tree.symlinks) expected[`Weird/${l.path}`] = `-> ${l.target}`;
@@ -105,7 +108,10 @@ test('restic deduplicates against what the browser backed up: the same bytes fro
   const r = await page.evaluate(
     async ({ loc, pw, files }) => {
       const h = window.harness;
-      await h.writeSeeded(['dedup-src', 'Same'], files.map((f) => ({ path: f.path, size: f.size!, seed: f.seed! })));
+      await h.writeSeeded(
+        ['dedup-src', 'Same'],
+        files.map((f) => ({ path: f.path, size: f.size!, seed: f.seed! })),
+      );
       await h.engine.createRepository(loc, pw);
       return h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['dedup-src', 'Same']) } });
     },
@@ -118,7 +124,11 @@ test('restic deduplicates against what the browser backed up: the same bytes fro
   try {
     await materialize(files, join(work, 'Same'));
     const out = restic(['-r', s3.repository, 'backup', '--json', join(work, 'Same')], env);
-    const summary = out.trim().split('\n').map((l) => JSON.parse(l) as { message_type: string; data_blobs?: number; files_new?: number }).find((m) => m.message_type === 'summary')!;
+    const summary = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { message_type: string; data_blobs?: number; files_new?: number })
+      .find((m) => m.message_type === 'summary')!;
     expect(summary.files_new).toBe(files.length);
     expect(summary.data_blobs).toBe(0);
     expect(restic(['-r', s3.repository, 'check', '--read-data'], env)).toContain('no errors were found');

@@ -31,7 +31,8 @@ export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...process.env, ...TEST_ENV, ...opts.env })) if (v !== undefined) env[k] = v;
     const p = spawn(cmd, args, { env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
+    let stdout = '',
+      stderr = '';
     p.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     p.on('error', reject);
@@ -72,13 +73,22 @@ export async function describeTree(root: string): Promise<Map<string, TreeEntry>
   const out = new Map<string, TreeEntry>();
   const visit = async (dir: string, rel: string) => {
     for (const name of (await readdir(dir)).sort()) {
-      const p = join(dir, name), r = rel ? `${rel}/${name}` : name;
+      const p = join(dir, name),
+        r = rel ? `${rel}/${name}` : name;
       const st = await lstat(p);
       if (st.isSymbolicLink()) out.set(r, { type: 'symlink', content: await readlink(p), size: 0, mode: 0 });
       else if (st.isDirectory()) {
         out.set(r, { type: 'dir', content: '', size: 0, mode: st.mode & 0o7777 });
         await visit(p, r);
-      } else out.set(r, { type: 'file', content: createHash('sha256').update(await readFile(p)).digest('hex'), size: st.size, mode: st.mode & 0o7777 });
+      } else
+        out.set(r, {
+          type: 'file',
+          content: createHash('sha256')
+            .update(await readFile(p))
+            .digest('hex'),
+          size: st.size,
+          mode: st.mode & 0o7777,
+        });
     }
   };
   await visit(root, '');
@@ -87,7 +97,8 @@ export async function describeTree(root: string): Promise<Map<string, TreeEntry>
 
 /** Differences between two trees, as readable lines (empty when identical). */
 export async function diffTrees(expected: string, actual: string): Promise<string[]> {
-  const a = await describeTree(expected), b = await describeTree(actual);
+  const a = await describeTree(expected),
+    b = await describeTree(actual);
   const lines: string[] = [];
   for (const [p, e] of a) {
     const g = b.get(p);

@@ -50,7 +50,15 @@ async function nodeJson(n: HostileNode, put: (t: 'data' | 'tree', b: Uint8Array)
     const content = data.length ? [await put('data', data)] : [];
     node = { ...base, type: 'file', mode: n.mode ?? 0o644, uid: n.uid ?? 0, gid: n.gid ?? 0, size: data.length, content };
   } else if (n.type === 'dir') {
-    node = { ...base, type: 'dir', mode: ((n.mode ?? 0o755) | 0x80000000) >>> 0, uid: n.uid ?? 0, gid: n.gid ?? 0, content: null, subtree: await tree(n.children) };
+    node = {
+      ...base,
+      type: 'dir',
+      mode: ((n.mode ?? 0o755) | 0x80000000) >>> 0,
+      uid: n.uid ?? 0,
+      gid: n.gid ?? 0,
+      content: null,
+      subtree: await tree(n.children),
+    };
   } else {
     node = { ...base, type: 'symlink', mode: 0o777 | 0x8000000, linkTarget: n.target, content: null };
   }

@@ -50,8 +50,7 @@ export function resticFile(path: string): Uint8Array {
 /** The restic fixture repository as a MemoryBackend. */
 export async function resticFixtureBackend(): Promise<MemoryBackend> {
   const be = new MemoryBackend();
-  const walk = (dir: string): string[] =>
-    readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+  const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
   for (const file of walk(RESTIC_FIXTURE)) {
     const rel = relative(RESTIC_FIXTURE, file).split('/');
     if (rel[0] === 'config') await be.save({ type: 'config', name: '' }, new Uint8Array(readFileSync(file)));

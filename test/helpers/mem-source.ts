@@ -58,13 +58,35 @@ export class MemSource implements SourceFS, FileContentReader {
         path,
         size: n.data.length,
         ref: path,
-        node: { name, type: 'file', mode: n.mode ?? 0o644, mtime: t(n.mtime ?? T0), atime: t(n.mtime ?? T0), ctime: t(n.ctime ?? n.mtime ?? T0), uid: 1000, gid: 100, inode: BigInt(n.inode ?? 0) || undefined, size: n.data.length, links: 1 },
+        node: {
+          name,
+          type: 'file',
+          mode: n.mode ?? 0o644,
+          mtime: t(n.mtime ?? T0),
+          atime: t(n.mtime ?? T0),
+          ctime: t(n.ctime ?? n.mtime ?? T0),
+          uid: 1000,
+          gid: 100,
+          inode: BigInt(n.inode ?? 0) || undefined,
+          size: n.data.length,
+          links: 1,
+        },
       };
     }
     if (isLink(n)) {
-      return { path, size: 0, ref: path, node: { name, type: 'symlink', mode: (ModeSymlink | 0o777) >>> 0, mtime: t(T0), atime: t(T0), ctime: t(T0), uid: 1000, gid: 100, linkTarget: n.link } };
+      return {
+        path,
+        size: 0,
+        ref: path,
+        node: { name, type: 'symlink', mode: (ModeSymlink | 0o777) >>> 0, mtime: t(T0), atime: t(T0), ctime: t(T0), uid: 1000, gid: 100, linkTarget: n.link },
+      };
     }
-    return { path, size: 0, ref: path, node: { name, type: 'dir', mode: (ModeDir | 0o755) >>> 0, mtime: t(T0), atime: t(T0), ctime: t(T0), uid: 1000, gid: 100 } };
+    return {
+      path,
+      size: 0,
+      ref: path,
+      node: { name, type: 'dir', mode: (ModeDir | 0o755) >>> 0, mtime: t(T0), atime: t(T0), ctime: t(T0), uid: 1000, gid: 100 },
+    };
   }
 
   async stat(path: string): Promise<SourceEntry> {

@@ -79,7 +79,9 @@ export function serverSigner(s: Omit<S3Server, 'stop'>, bucket = s.bucket): UrlS
 /** One header-signed request, for bucket administration the backend never does. */
 export async function adminRequest(s: Omit<S3Server, 'stop'>, method: string, path: string, query: Record<string, string> = {}, body = ''): Promise<Response> {
   const url = new URL(s.endpoint);
-  const payload = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body))), (b) => b.toString(16).padStart(2, '0')).join('');
+  const payload = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body))), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
   const signed = await signHeaders(
     {
       method,

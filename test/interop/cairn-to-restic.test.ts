@@ -42,8 +42,15 @@ describe('a repository written by cairn', () => {
   });
 
   it('lists the same paths in cairn ls and restic ls', async () => {
-    const paths = (out: string) => out.trim().split('\n').slice(1).map((l) => (JSON.parse(l) as { path: string }).path);
-    expect(paths((await ok(cairn(['-r', repo, 'ls', '--json', 'latest']))).stdout)).toEqual(paths((await ok(restic(['-r', repo, 'ls', '--json', 'latest']))).stdout));
+    const paths = (out: string) =>
+      out
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => (JSON.parse(l) as { path: string }).path);
+    expect(paths((await ok(cairn(['-r', repo, 'ls', '--json', 'latest']))).stdout)).toEqual(
+      paths((await ok(restic(['-r', repo, 'ls', '--json', 'latest']))).stdout),
+    );
   });
 
   it('accepts a key added by cairn in restic, and one added by restic in cairn', async () => {

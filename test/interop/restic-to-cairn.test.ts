@@ -27,8 +27,16 @@ describe('a repository written by restic', () => {
   });
 
   it('lists the same paths as restic ls', async () => {
-    const mine = (await ok(cairn(['-r', repo, 'ls', '--json', snapshotID]))).stdout.trim().split('\n').slice(1).map((l) => (JSON.parse(l) as { path: string }).path);
-    const theirs = (await ok(restic(['-r', repo, 'ls', '--json', snapshotID]))).stdout.trim().split('\n').slice(1).map((l) => (JSON.parse(l) as { path: string }).path);
+    const mine = (await ok(cairn(['-r', repo, 'ls', '--json', snapshotID]))).stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => (JSON.parse(l) as { path: string }).path);
+    const theirs = (await ok(restic(['-r', repo, 'ls', '--json', snapshotID]))).stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => (JSON.parse(l) as { path: string }).path);
     expect(mine).toEqual(theirs);
     expect(mine).toContain(join(src, 'names', 'new\nline'));
   });
@@ -49,7 +57,8 @@ describe('a repository written by restic', () => {
   it('restores only what --include matches', async () => {
     const target = join(dir, 'restore-include');
     await ok(cairn(['-r', repo, 'restore', 'latest', '--target', target, '--include', 'tab\there']));
-    const want = await describeTree(src), got = await describeTree(join(target, src));
+    const want = await describeTree(src),
+      got = await describeTree(join(target, src));
     const files = [...got].filter(([, e]) => e.type !== 'dir').map(([p]) => p);
     expect(files).toEqual(['names/tab\there']);
     expect(got.get('names/tab\there')).toEqual(want.get('names/tab\there'));

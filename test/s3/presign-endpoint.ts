@@ -51,7 +51,8 @@ export function checkRequest(body: unknown, prefix: string, appendOnly: boolean)
   const base = prefix ? prefix.replace(/\/+$/, '') + '/' : '';
   if (req.key === '') {
     // Only ListObjectsV2 inside the repository.
-    if (req.method !== 'GET' || req.query?.['list-type'] !== '2' || !(req.query['prefix'] ?? '').startsWith(base)) throw new Refusal(403, 'only listings under the repository prefix');
+    if (req.method !== 'GET' || req.query?.['list-type'] !== '2' || !(req.query['prefix'] ?? '').startsWith(base))
+      throw new Refusal(403, 'only listings under the repository prefix');
   } else if (!req.key.startsWith(base) || req.key.split('/').some((s) => s === '..' || s === '.')) {
     throw new Refusal(403, `key outside the repository: ${req.key}`);
   } else if (req.query && Object.keys(req.query).length) {
@@ -124,7 +125,14 @@ async function main(argv: string[]): Promise<void> {
   };
   const envPath = arg('--env') ?? process.env['CAIRN_S3_ENV'];
   if (!envPath) throw new Error('usage: presign-endpoint.ts --env <dir>/env.json [--port P] [--prefix repo] [--append-only] [--origin URL]');
-  const env = JSON.parse(await readFile(envPath, 'utf8')) as { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string; origin?: string };
+  const env = JSON.parse(await readFile(envPath, 'utf8')) as {
+    endpoint: string;
+    region: string;
+    bucket: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+    origin?: string;
+  };
   const ep = await startPresignEndpoint({
     signer: localSigner({ ...env, pathStyle: true }),
     prefix: arg('--prefix') ?? '',

@@ -21,7 +21,10 @@ let n = 0;
 const newPrefix = () => `backend-${run}/${n++}`;
 
 async function caught(p: Promise<unknown>): Promise<CairnError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   if (!isCairnError(e)) throw new Error(`expected a CairnError, got ${String(e)}`);
   return e;
 }
@@ -154,7 +157,10 @@ describe('S3Backend on radosgw: behaviour', () => {
   it('has a bucket CORS rule for the app origin that exposes ETag and Content-Range', async () => {
     const { url } = await serverSigner(server).sign({ method: 'PUT', key: 'cors-probe' });
     const preflight = (origin: string) =>
-      fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-md5,content-type' } });
+      fetch(url, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-md5,content-type' },
+      });
     const ok = await preflight('http://localhost:5173');
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');

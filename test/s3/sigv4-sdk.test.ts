@@ -39,7 +39,13 @@ const targets: Target[] = [
     name: 'AWS, virtual-hosted, with a session token',
     bucket: 'my-backups',
     sdk: { region: 'eu-central-1' },
-    ours: { endpoint: 'https://s3.eu-central-1.amazonaws.com', region: 'eu-central-1', pathStyle: false, sessionToken: 'FwoGZXIvYXdzE/session+token==', ...creds },
+    ours: {
+      endpoint: 'https://s3.eu-central-1.amazonaws.com',
+      region: 'eu-central-1',
+      pathStyle: false,
+      sessionToken: 'FwoGZXIvYXdzE/session+token==',
+      ...creds,
+    },
   },
   {
     name: 'B2, path-style',
@@ -63,7 +69,12 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'GET config', xid: 'GetObject', sdk: (c, b) => getSignedUrl(c, new GetObjectCommand({ Bucket: b, Key: 'config' }), opts), ours: { method: 'GET', key: 'config' } },
+  {
+    name: 'GET config',
+    xid: 'GetObject',
+    sdk: (c, b) => getSignedUrl(c, new GetObjectCommand({ Bucket: b, Key: 'config' }), opts),
+    ours: { method: 'GET', key: 'config' },
+  },
   {
     name: 'GET a pack range under a prefix',
     xid: 'GetObject',
@@ -76,7 +87,11 @@ const cases: Case[] = [
     sdk: (c, b) => getSignedUrl(c, new GetObjectCommand({ Bucket: b, Key: "odd key/with spaces+plus&amp=eq'(ü)*~!.txt" }), opts),
     ours: { method: 'GET', key: "odd key/with spaces+plus&amp=eq'(ü)*~!.txt" },
   },
-  { name: 'HEAD a key file', sdk: (c, b) => getSignedUrl(c, new HeadObjectCommand({ Bucket: b, Key: `keys/${id}` }), opts), ours: { method: 'HEAD', key: `keys/${id}` } },
+  {
+    name: 'HEAD a key file',
+    sdk: (c, b) => getSignedUrl(c, new HeadObjectCommand({ Bucket: b, Key: `keys/${id}` }), opts),
+    ours: { method: 'HEAD', key: `keys/${id}` },
+  },
   {
     name: 'PUT a pack with Content-MD5',
     xid: 'PutObject',
@@ -89,7 +104,12 @@ const cases: Case[] = [
     sdk: (c, b) => getSignedUrl(c, new PutObjectCommand({ Bucket: b, Key: 'p/config', IfNoneMatch: '*' }), opts),
     ours: { method: 'PUT', key: 'p/config', headers: { 'if-none-match': '*' } },
   },
-  { name: 'DELETE a lock', xid: 'DeleteObject', sdk: (c, b) => getSignedUrl(c, new DeleteObjectCommand({ Bucket: b, Key: `locks/${id}` }), opts), ours: { method: 'DELETE', key: `locks/${id}` } },
+  {
+    name: 'DELETE a lock',
+    xid: 'DeleteObject',
+    sdk: (c, b) => getSignedUrl(c, new DeleteObjectCommand({ Bucket: b, Key: `locks/${id}` }), opts),
+    ours: { method: 'DELETE', key: `locks/${id}` },
+  },
   {
     name: 'ListObjectsV2, first page',
     sdk: (c, b) => getSignedUrl(c, new ListObjectsV2Command({ Bucket: b, Prefix: 'repo/snapshots/', MaxKeys: 1000 }), opts),
@@ -102,7 +122,7 @@ const cases: Case[] = [
   },
 ];
 
-describe.each(targets)('presigned URLs equal the AWS SDK\'s: $name', (t) => {
+describe.each(targets)("presigned URLs equal the AWS SDK's: $name", (t) => {
   const client = new S3Client({
     ...t.sdk,
     credentials: { accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey, sessionToken: t.ours.sessionToken },

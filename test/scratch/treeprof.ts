@@ -14,8 +14,21 @@ function nodes(salt: number): Node[] {
   return Array.from({ length: COUNT }, (_, i) => {
     const t = GoTime.fromUnix(1_672_531_200 + i + salt, (i * 7919) % 1e9, 7200);
     return {
-      name: `IMG_${String(i).padStart(6, '0')}.jpg`, type: 'file', mode: 0o644, mtime: t, atime: GoTime.fromUnix(1_672_617_600 + i, 0, 7200), ctime: t,
-      uid: 1000, gid: 1000, user: 'alice', group: 'alice', inode: BigInt(1_000_000 + i), deviceId: 66307n, size: 1000 + i, links: 1, content: [id(i)],
+      name: `IMG_${String(i).padStart(6, '0')}.jpg`,
+      type: 'file',
+      mode: 0o644,
+      mtime: t,
+      atime: GoTime.fromUnix(1_672_617_600 + i, 0, 7200),
+      ctime: t,
+      uid: 1000,
+      gid: 1000,
+      user: 'alice',
+      group: 'alice',
+      inode: BigInt(1_000_000 + i),
+      deviceId: 66307n,
+      size: 1000 + i,
+      links: 1,
+      content: [id(i)],
     };
   });
 }

@@ -31,7 +31,8 @@ let firstPicture: Promise<unknown> = Promise.resolve();
 /** Records (or clears) which repository the next start may unlock before the UI is up. */
 export function writeBootHint(entry: RememberedRepo | undefined): void {
   try {
-    if (entry?.autoUnlock && entry.location.kind !== 'folder') localStorage.setItem(HINT_KEY, JSON.stringify({ id: entry.id, location: entry.location } satisfies BootHint));
+    if (entry?.autoUnlock && entry.location.kind !== 'folder')
+      localStorage.setItem(HINT_KEY, JSON.stringify({ id: entry.id, location: entry.location } satisfies BootHint));
     else localStorage.removeItem(HINT_KEY);
   } catch {
     // storage disabled: the start is only slower
@@ -89,7 +90,13 @@ export async function adoptEarlyUnlock(entry: RememberedRepo | undefined): Promi
   early = undefined;
   if (!e) return undefined;
   if (entry && e.hint.id === entry.id && sameLocation(e.hint.location, entry.location)) return { info: e.info };
-  if (await e.info.then(() => true, () => false)) await engine().closeRepository();
+  if (
+    await e.info.then(
+      () => true,
+      () => false,
+    )
+  )
+    await engine().closeRepository();
   return undefined;
 }
 

@@ -6,7 +6,12 @@ import type { DownloadKind, ProgressSnapshot, RestoreResultView } from '../../wo
 import { startDownload as streamDownload } from '../../workers/client/download';
 import { engine } from './engine';
 
-export async function startDownload(snapshotId: string, path: string[], kind: DownloadKind, onProgress: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
+export async function startDownload(
+  snapshotId: string,
+  path: string[],
+  kind: DownloadKind,
+  onProgress: (p: ProgressSnapshot) => void,
+): Promise<RestoreResultView> {
   const started = await streamDownload(engine(), snapshotId, path, kind, onProgress);
   return started.result;
 }

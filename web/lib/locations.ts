@@ -17,7 +17,15 @@ export function toStored(loc: RepoLocation): StoredLocation {
     case 'folder':
       return { kind: 'folder', name: loc.name, handle: loc.handle };
     case 's3':
-      return { kind: 's3', endpoint: loc.endpoint, region: loc.region, bucket: loc.bucket, prefix: loc.prefix, pathStyle: loc.pathStyle, authType: loc.auth.type === 'presign' ? 'presign' : 'keys' };
+      return {
+        kind: 's3',
+        endpoint: loc.endpoint,
+        region: loc.region,
+        bucket: loc.bucket,
+        prefix: loc.prefix,
+        pathStyle: loc.pathStyle,
+        authType: loc.auth.type === 'presign' ? 'presign' : 'keys',
+      };
   }
 }
 
@@ -82,7 +90,8 @@ export function validateS3(f: { endpoint: string; bucket: string; region: string
   const errors: Record<string, string> = {};
   try {
     const u = new URL(f.endpoint);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') errors['endpoint'] = 'The endpoint must start with https:// (or http:// for a server on this computer).';
+    if (u.protocol !== 'https:' && u.protocol !== 'http:')
+      errors['endpoint'] = 'The endpoint must start with https:// (or http:// for a server on this computer).';
   } catch {
     errors['endpoint'] = 'Enter the service address, e.g. https://s3.eu-central-003.backblazeb2.com';
   }

@@ -28,7 +28,10 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   WRONG_PASSWORD: ['Wrong password', 'That password does not open this repository. Passwords are case-sensitive — check it and try again.'],
   NO_KEY: ['No keys in this repository', 'The repository has no key files, so no password can open it. It may be incomplete or damaged.'],
   BAD_KEY_FILE: ['Damaged key file', 'A key file of this repository is damaged. `restic check` on another computer can tell more.'],
-  MAC_MISMATCH: ['Data failed its integrity check', 'Some data in the repository does not match what was written: it is damaged or was changed. Nothing was restored from it.'],
+  MAC_MISMATCH: [
+    'Data failed its integrity check',
+    'Some data in the repository does not match what was written: it is damaged or was changed. Nothing was restored from it.',
+  ],
   BAD_CONFIG: ['Unsupported repository', 'The repository’s config cannot be read, or it is a version this app does not understand.'],
   NOT_A_REPOSITORY: ['No repository here', 'There is no repository at this location yet. Choose “Create” to start one, or check the location.'],
   REPO_EXISTS: ['A repository already exists here', 'Open it with its password instead of creating a new one.'],
@@ -36,7 +39,10 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   BAD_INDEX: ['Damaged index', 'An index file in the repository is damaged. `restic repair index` can rebuild it.'],
   BAD_SNAPSHOT: ['Damaged snapshot', 'A snapshot file could not be read.'],
   BAD_TREE: ['Damaged folder listing', 'A folder listing inside the snapshot could not be read.'],
-  INVALID_NAME: ['Unsafe name left out', 'A folder listing in this snapshot names an entry in a way that could write outside the chosen folder (“..”, a slash, an empty or repeated name). That entry was not restored; everything else was. The snapshot may have been written by someone trying to plant files.'],
+  INVALID_NAME: [
+    'Unsafe name left out',
+    'A folder listing in this snapshot names an entry in a way that could write outside the chosen folder (“..”, a slash, an empty or repeated name). That entry was not restored; everything else was. The snapshot may have been written by someone trying to plant files.',
+  ],
   BLOB_NOT_FOUND: ['Missing data', 'The snapshot refers to data the repository does not have. It may be incomplete.'],
   HASH_MISMATCH: ['Data failed its integrity check', 'Restored data did not match its checksum, so it was not written.'],
   DECOMPRESS_FAILED: ['Damaged data', 'Compressed data in the repository could not be unpacked.'],
@@ -47,11 +53,23 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   ALREADY_EXISTS: ['Already exists', 'Something with that name already exists.'],
   BACKEND_IO: ['Storage error', 'Reading or writing the storage failed. Trying again often helps.'],
   NETWORK: ['Cannot reach the storage', 'The request did not get through. Check your connection and the endpoint address, then try again.'],
-  ACCESS_DENIED: ['Access denied', 'The storage refused the request: the keys are wrong or lack permission, or a signed link has expired (check this computer’s clock too).'],
+  ACCESS_DENIED: [
+    'Access denied',
+    'The storage refused the request: the keys are wrong or lack permission, or a signed link has expired (check this computer’s clock too).',
+  ],
   NO_SUCH_BUCKET: ['Bucket not found', 'That bucket does not exist at this endpoint. Check the bucket name, the region and the endpoint.'],
-  CORS_BLOCKED: ['The bucket did not let this page read its answer', 'Either the keys are wrong — some servers (Ceph among them) hide a refused key this way — or the bucket’s CORS rules do not allow this page’s address (they must allow GET, PUT, HEAD and DELETE and expose the ETag and Content-Range headers). Check the keys first, then the CORS rules.'],
-  NAME_NOT_ALLOWED: ['Name not allowed here', 'The browser does not allow this file or folder name in a folder it writes (a backslash, for one), so it was left out. Download it inside a ZIP instead, or restore it with restic.'],
-  QUOTA_EXCEEDED: ['Out of storage space', 'The storage is full — for “This browser”, the browser’s quota for this site. Free some space, or back up to a folder or a bucket instead.'],
+  CORS_BLOCKED: [
+    'The bucket did not let this page read its answer',
+    'Either the keys are wrong — some servers (Ceph among them) hide a refused key this way — or the bucket’s CORS rules do not allow this page’s address (they must allow GET, PUT, HEAD and DELETE and expose the ETag and Content-Range headers). Check the keys first, then the CORS rules.',
+  ],
+  NAME_NOT_ALLOWED: [
+    'Name not allowed here',
+    'The browser does not allow this file or folder name in a folder it writes (a backslash, for one), so it was left out. Download it inside a ZIP instead, or restore it with restic.',
+  ],
+  QUOTA_EXCEEDED: [
+    'Out of storage space',
+    'The storage is full — for “This browser”, the browser’s quota for this site. Free some space, or back up to a folder or a bucket instead.',
+  ],
   ABORTED: ['Cancelled', 'The operation was cancelled. Nothing that was already saved is lost.'],
   SOURCE_READ: ['A file could not be read', 'The browser could not read a file (it may be open elsewhere or was removed). The rest was backed up.'],
   SOURCE_CHANGED: ['A file changed while being read', 'A file changed during the backup; its older contents were not saved. Back up again to include it.'],
@@ -61,14 +79,23 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   NO_REPOSITORY: ['No repository open', 'Open a repository first.'],
   BUSY: ['Busy', 'Another backup, restore or download is still running. Wait for it to finish, or cancel it.'],
   NOT_REMEMBERED: ['Password needed', 'This device does not remember the key of this repository (any more). Type the password.'],
-  CACHE_BLOCKED: ['Cairn is open in another tab', 'Another tab still runs an older version of Cairn and holds what this device keeps for it (remembered repositories, the offline copy). Close or reload that tab, then try again.'],
-  UNSUPPORTED: ['Not supported in this browser', 'This browser lacks a feature this needs. Chrome, Edge, Firefox and Safari in recent versions all work for backups into this browser or a bucket.'],
+  CACHE_BLOCKED: [
+    'Cairn is open in another tab',
+    'Another tab still runs an older version of Cairn and holds what this device keeps for it (remembered repositories, the offline copy). Close or reload that tab, then try again.',
+  ],
+  UNSUPPORTED: [
+    'Not supported in this browser',
+    'This browser lacks a feature this needs. Chrome, Edge, Firefox and Safari in recent versions all work for backups into this browser or a bucket.',
+  ],
   NEEDS_NETWORK: ['Needs the network', 'Restoring from a bucket needs an internet connection. Browsing and searching work offline; connect to restore data.'],
   PERMISSION_DENIED: ['Permission needed', 'The browser did not give access to that folder. Choose it again and allow access.'],
   PICKER_UNSUPPORTED: ['Not supported in this browser', 'This browser cannot open folders for writing. Use “This browser” or a bucket, or try Chrome or Edge.'],
   WORKER_FAILED: ['The backup engine could not start', 'This browser could not start the background worker Cairn needs. Update the browser and reload.'],
   SECRET_UNREADABLE: ['Wrong password', 'That password does not unlock the saved credentials of this repository. Check it and try again.'],
-  NOT_A_FOLDER: ['Choose a folder, not files', 'The browser gave these files without the folder they are in, so their places in it are unknown. Choose the folder itself to back it up.'],
+  NOT_A_FOLDER: [
+    'Choose a folder, not files',
+    'The browser gave these files without the folder they are in, so their places in it are unknown. Choose the folder itself to back it up.',
+  ],
 };
 
 const KNOWN = new Set(Object.keys(TEXT));

@@ -20,7 +20,18 @@ export interface S3FormData {
 }
 
 export function emptyS3Form(): S3FormData {
-  return { endpoint: '', region: '', bucket: '', prefix: '', pathStyle: undefined, authType: 'keys', accessKeyId: '', secretAccessKey: '', sessionToken: '', presignUrl: '' };
+  return {
+    endpoint: '',
+    region: '',
+    bucket: '',
+    prefix: '',
+    pathStyle: undefined,
+    authType: 'keys',
+    accessKeyId: '',
+    secretAccessKey: '',
+    sessionToken: '',
+    presignUrl: '',
+  };
 }
 
 /** A region the endpoint implies (AWS, B2), to prefill the field. */

@@ -69,7 +69,12 @@ class BackupRun {
       // while it runs), and the workers that read the files ask this page for just those Files.
       served =
         source.kind === 'files'
-          ? servedFileList(source.files, source.relativePaths, this.#listingAbort.signal, (done, total) => (this.#listing = done < total ? { done, total } : undefined))
+          ? servedFileList(
+              source.files,
+              source.relativePaths,
+              this.#listingAbort.signal,
+              (done, total) => (this.#listing = done < total ? { done, total } : undefined),
+            )
           : undefined;
       const request = { source: served?.source ?? source, tags: settings.tags, excludes: settings.excludes, force: settings.force };
       const result = await engine().backup(served ? Comlink.transfer(request, [served.source.server]) : request, onProgress);

@@ -9,7 +9,18 @@
 // adoptRepository() files them under the ID once the config has been decrypted.
 
 import { CairnError } from '../../core/errors';
-import { bytesOf, preparing, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type PreparedBody, type RequestOptions, type SaveData } from '../../core/backend/backend';
+import {
+  bytesOf,
+  preparing,
+  type Backend,
+  type FileInfo,
+  type FileType,
+  type Handle,
+  type LoadOptions,
+  type PreparedBody,
+  type RequestOptions,
+  type SaveData,
+} from '../../core/backend/backend';
 import { EngineFault } from '../errors';
 import { isNetworkFailure } from '../location';
 import * as db from './db';
@@ -71,7 +82,14 @@ export class CachedBackend implements Backend {
     this.#repoId = repoId;
     await db.putLocation(this.#opts.locationKey, repoId);
     for (const { h, bytes } of this.#pending.values()) this.#remember(h, bytes);
-    for (const [type, entries] of this.#pendingLists) this.#track(db.putListing(repoId, type as db.CachedType, entries.map(({ name, size }) => ({ name, size }))));
+    for (const [type, entries] of this.#pendingLists)
+      this.#track(
+        db.putListing(
+          repoId,
+          type as db.CachedType,
+          entries.map(({ name, size }) => ({ name, size })),
+        ),
+      );
     // Listings not taken during open (a new repository's keys, its empty snapshot list) are
     // taken now, so the repository can be unlocked offline right away.
     const unlisted = (['keys', 'snapshots', 'index'] as const).filter((t) => !this.#pendingLists.has(t));
@@ -156,7 +174,14 @@ export class CachedBackend implements Backend {
         if (!isNetworkFailure(e) && !timedOut) throw e;
         entries = await this.#cachedListing(type, e);
       }
-      if (this.#repoId) this.#track(db.putListing(this.#repoId, type as db.CachedType, entries.map(({ name, size }) => ({ name, size }))));
+      if (this.#repoId)
+        this.#track(
+          db.putListing(
+            this.#repoId,
+            type as db.CachedType,
+            entries.map(({ name, size }) => ({ name, size })),
+          ),
+        );
       else this.#pendingLists.set(type, entries);
     }
     yield* entries;
@@ -205,7 +230,11 @@ export class CachedBackend implements Backend {
 
   async #cachedListing(type: FileType, cause?: unknown): Promise<FileInfo[]> {
     const got = this.#repoId ? await db.getListing(this.#repoId, type as db.CachedType).catch(() => undefined) : undefined;
-    if (!got) throw new EngineFault('NEEDS_NETWORK', `this repository's ${type} are not in the offline cache yet; connect once to fill it`, { cause, detail: { type } });
+    if (!got)
+      throw new EngineFault('NEEDS_NETWORK', `this repository's ${type} are not in the offline cache yet; connect once to fill it`, {
+        cause,
+        detail: { type },
+      });
     return got;
   }
 
@@ -223,6 +252,7 @@ export class CachedBackend implements Backend {
 
 function needsNetwork(h: Handle): EngineFault {
   const what = h.type === 'data' ? 'file contents' : `${h.type} ${h.name.slice(0, 8)}`;
-  return new EngineFault('NEEDS_NETWORK', `reading ${what} from this repository needs the network (only its metadata is kept offline)`, { detail: { type: h.type } });
+  return new EngineFault('NEEDS_NETWORK', `reading ${what} from this repository needs the network (only its metadata is kept offline)`, {
+    detail: { type: h.type },
+  });
 }
-

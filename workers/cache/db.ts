@@ -112,22 +112,26 @@ function database(): Promise<IDBPDatabase<CairnCacheDB>> {
   if (!db) {
     blocked = undefined;
     db = open(() => {
-      blocked = new EngineFault('CACHE_BLOCKED', 'another tab runs an older version of Cairn and holds this device’s saved data; close or reload it', { retryable: true });
+      blocked = new EngineFault('CACHE_BLOCKED', 'another tab runs an older version of Cairn and holds this device’s saved data; close or reload it', {
+        retryable: true,
+      });
       for (const fail of waiting) fail(blocked);
       waiting.clear();
-    }).then((d) => {
-      blocked = undefined;
-      // A newer version of the app (another tab) wants to upgrade: let it; reopen on next use.
-      d.addEventListener('versionchange', () => {
-        d.close();
+    })
+      .then((d) => {
+        blocked = undefined;
+        // A newer version of the app (another tab) wants to upgrade: let it; reopen on next use.
+        d.addEventListener('versionchange', () => {
+          d.close();
+          db = undefined;
+        });
+        return d;
+      })
+      .catch((e) => {
+        blocked = undefined;
         db = undefined;
+        throw e;
       });
-      return d;
-    }).catch((e) => {
-      blocked = undefined;
-      db = undefined;
-      throw e;
-    });
   }
   if (blocked) return Promise.reject(blocked);
   const opening = db;

@@ -22,7 +22,8 @@ export interface LastView {
 /** Listings longer than this are not kept (the first picture should be cheap to open). */
 export const LAST_VIEW_MAX_ENTRIES = 1000;
 
-const sameFolder = (a: { id: string; path: string[] }, b: { id: string; path: string[] }) => a.id === b.id && a.path.length === b.path.length && a.path.every((c, i) => c === b.path[i]);
+const sameFolder = (a: { id: string; path: string[] }, b: { id: string; path: string[] }) =>
+  a.id === b.id && a.path.length === b.path.length && a.path.every((c, i) => c === b.path[i]);
 
 /** Seals `view` for `locationKey` (repository `repoId`), if that repository is remembered here. */
 export async function rememberView(locationKey: string, repoId: string, view: LastView): Promise<boolean> {

@@ -21,7 +21,13 @@ import { summaryView } from './views';
 export function sourceFor(req: BackupRequest): SourceFS & { target: string } {
   const src = req.source;
   if (src.kind === 'handle') return handleSource(src.handle);
-  if (src.kind === 'served-files') return fileListSourceOf(src.relativePaths, requestMetadata(src.server, src.relativePaths.length), (i) => ({ served: i }) satisfies ServedFileRef, excludeMatcher(req.excludes ?? []));
+  if (src.kind === 'served-files')
+    return fileListSourceOf(
+      src.relativePaths,
+      requestMetadata(src.server, src.relativePaths.length),
+      (i) => ({ served: i }) satisfies ServedFileRef,
+      excludeMatcher(req.excludes ?? []),
+    );
   return fileListSource(src.files, src.relativePaths);
 }
 
@@ -48,18 +54,29 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
       await removeDeadEngineLocks(s.repo, owner);
       await s.repo.loadIndex({ signal: run.signal });
       await adoptLeftoverPacks(s.repo, owner, run.signal);
-      const r = await runBackup(s.repo, source, browserPool({ ...run.pool, spares, location: s.loc, fileServer: req.source.kind === 'served-files' ? req.source.server : undefined, journal: { repo: s.repo.config.id, engine: owner.pid } }), {
-        targets: [source.target],
-        hostname: run.owner.hostname,
-        username: run.owner.username,
-        tags: (req.tags ?? []).map((t) => t.trim()).filter(Boolean),
-        force: req.force,
-        excludes,
-        exclude: excludeMatcher(excludes),
-        signal: run.signal,
-        onProgress: run.onProgress,
-        journal: packJournal(s.repo.config.id),
-      });
+      const r = await runBackup(
+        s.repo,
+        source,
+        browserPool({
+          ...run.pool,
+          spares,
+          location: s.loc,
+          fileServer: req.source.kind === 'served-files' ? req.source.server : undefined,
+          journal: { repo: s.repo.config.id, engine: owner.pid },
+        }),
+        {
+          targets: [source.target],
+          hostname: run.owner.hostname,
+          username: run.owner.username,
+          tags: (req.tags ?? []).map((t) => t.trim()).filter(Boolean),
+          force: req.force,
+          excludes,
+          exclude: excludeMatcher(excludes),
+          signal: run.signal,
+          onProgress: run.onProgress,
+          journal: packJournal(s.repo.config.id),
+        },
+      );
       s.forgetSnapshots();
       // The new snapshot, index and listings are in the offline cache before the backup reports
       // done (its trees already are): the network may go the moment the summary shows.
@@ -80,4 +97,3 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
     spares.dispose();
   }
 }
-

@@ -86,7 +86,10 @@ export async function versions(s: Session, path: string[], signal?: AbortSignal)
 }
 
 const sameContent = (a: Node, b: Node) =>
-  a.type === b.type && (a.size ?? 0) === (b.size ?? 0) && (a.content ?? []).join() === (b.content ?? []).join() && (a.linkTarget ?? '') === (b.linkTarget ?? '');
+  a.type === b.type &&
+  (a.size ?? 0) === (b.size ?? 0) &&
+  (a.content ?? []).join() === (b.content ?? []).join() &&
+  (a.linkTarget ?? '') === (b.linkTarget ?? '');
 
 /** What changed from snapshot `a` to snapshot `b` (restic diff's +, - and M). */
 export async function diff(s: Session, a: string, b: string, signal?: AbortSignal): Promise<DiffEntry[]> {

@@ -42,19 +42,21 @@ export function startDownload(p: Producer, parent: AbortSignal, onProgress?: (p:
   result.catch(() => {});
   const begin = () => {
     started = true;
-    p.run((chunk) => queue.push(chunk), abort.signal, onProgress).then(
-      (r) => {
-        queue.end();
-        settle.resolve(r);
-      },
-      (e) => {
-        queue.end(e);
-        settle.reject(e);
-      },
-    ).finally(() => {
-      parent.removeEventListener('abort', onParentAbort);
-      setTimeout(() => running.delete(id), 60_000); // downloadResult may come a little later
-    });
+    p.run((chunk) => queue.push(chunk), abort.signal, onProgress)
+      .then(
+        (r) => {
+          queue.end();
+          settle.resolve(r);
+        },
+        (e) => {
+          queue.end(e);
+          settle.reject(e);
+        },
+      )
+      .finally(() => {
+        parent.removeEventListener('abort', onParentAbort);
+        setTimeout(() => running.delete(id), 60_000); // downloadResult may come a little later
+      });
   };
 
   port.onmessage = (ev: MessageEvent<PortMessage>) => {

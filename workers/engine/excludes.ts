@@ -4,7 +4,10 @@
 import { matchAny, parsePattern } from '../../core/util/pattern';
 
 export function excludeMatcher(patterns: string[]): ((path: string) => boolean) | undefined {
-  const parsed = patterns.map((p) => p.trim()).filter(Boolean).map(parsePattern);
+  const parsed = patterns
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map(parsePattern);
   if (parsed.length === 0) return undefined;
   return (p) => matchAny(parsed, p.split('/').filter(Boolean));
 }

@@ -37,7 +37,11 @@ async function backendFor(loc: RepoLocation, offline: boolean, create: boolean):
   const inner = await openBackend(loc, { create });
   if (!isRemote(loc)) return { backend: inner };
   const key = locationKey(loc);
-  const cached = new CachedBackend(inner, { locationKey: key, knownRepoId: await db.getLocation(key).catch(() => undefined), offline: () => offline || browserOffline() });
+  const cached = new CachedBackend(inner, {
+    locationKey: key,
+    knownRepoId: await db.getLocation(key).catch(() => undefined),
+    offline: () => offline || browserOffline(),
+  });
   return { backend: cached, cached };
 }
 
@@ -95,7 +99,8 @@ async function openWithKey(backend: Backend, key: Key, keyId: string): Promise<R
     plain = await openSealed(key, sealed);
   } catch (e) {
     if (e instanceof CairnError && e.code === 'NOT_FOUND') throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location}`, { op: 'open' });
-    if (e instanceof CairnError && e.code === 'MAC_MISMATCH') throw new EngineFault('NOT_REMEMBERED', 'the remembered key does not open this repository', { cause: e });
+    if (e instanceof CairnError && e.code === 'MAC_MISMATCH')
+      throw new EngineFault('NOT_REMEMBERED', 'the remembered key does not open this repository', { cause: e });
     throw e;
   }
   const config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG'), 'config', 'BAD_CONFIG'));

@@ -46,7 +46,11 @@ export async function adoptLeftoverPacks(repo: Repository, owner: LockOwner, sig
   const repoId = repo.config.id;
   const notes = (await pendingPacks(repoId).catch(() => [])).filter((n) => Number(n.engine) === owner.pid || !alive(Number(n.engine)));
   if (notes.length === 0) return undefined;
-  const result = await adoptPacks(repo, notes.map((n) => n.pack), signal);
+  const result = await adoptPacks(
+    repo,
+    notes.map((n) => n.pack),
+    signal,
+  );
   // A pack its tab was still writing left a temp file (OPFS, a picked folder: `<pack>-tmp-…`)
   // that nothing lists or removes; its engine is gone (or, this one's, finished), so no save of
   // it is under way.

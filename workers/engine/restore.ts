@@ -22,7 +22,14 @@ function needsData(s: Session): void {
 }
 
 /** Restores a file or directory (or the whole snapshot) into `target`. */
-export async function restoreToFolder(s: Session, snapshotId: string, path: string[], target: FileSystemDirectoryHandle, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
+export async function restoreToFolder(
+  s: Session,
+  snapshotId: string,
+  path: string[],
+  target: FileSystemDirectoryHandle,
+  signal: AbortSignal,
+  onProgress?: (p: ProgressSnapshot) => void,
+): Promise<RestoreResultView> {
   needsData(s);
   const fsa = fsaRestoreTarget(target);
   // Decrypting, verifying and decompressing run in decode workers (one per core); this worker
@@ -41,13 +48,27 @@ export async function restoreToFolder(s: Session, snapshotId: string, path: stri
   const readGroups = true;
   try {
     let r;
-    if (path.length === 0) r = await restore(s.repo, (await s.snapshot(snapshotId)).snapshot.tree, fsa, { signal, onProgress, concurrency, readGroups, decodePack: decoders.decodePack });
+    if (path.length === 0)
+      r = await restore(s.repo, (await s.snapshot(snapshotId)).snapshot.tree, fsa, {
+        signal,
+        onProgress,
+        concurrency,
+        readGroups,
+        decodePack: decoders.decodePack,
+      });
     else {
       const node = await findNode(s, snapshotId, path);
       // Restore from the parent tree, selecting just this entry (escaped: names may hold * ? [).
       const parent = await dirTree(s, snapshotId, path.slice(0, -1));
       const pattern = '/' + node.name.replace(/[*?[\\]/g, (c) => '\\' + c);
-      r = await restore(s.repo, parent, fsa, { signal, onProgress, concurrency, readGroups, decodePack: decoders.decodePack, include: [{ parts: pattern.split('/').filter(Boolean), anchored: true }] });
+      r = await restore(s.repo, parent, fsa, {
+        signal,
+        onProgress,
+        concurrency,
+        readGroups,
+        decodePack: decoders.decodePack,
+        include: [{ parts: pattern.split('/').filter(Boolean), anchored: true }],
+      });
     }
     return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors: r.errors };
   } finally {
@@ -128,7 +149,15 @@ async function streamFile(s: Session, node: Node, sink: ZipSink, signal: AbortSi
 const LARGE_FILE = 32 << 20;
 
 /** Writes a file or a ZIP into a handle from showSaveFilePicker. */
-export async function saveToFile(s: Session, snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
+export async function saveToFile(
+  s: Session,
+  snapshotId: string,
+  path: string[],
+  kind: DownloadKind,
+  target: FileSystemFileHandle,
+  signal: AbortSignal,
+  onProgress?: (p: ProgressSnapshot) => void,
+): Promise<RestoreResultView> {
   const p = await producer(s, snapshotId, path, kind);
   const w = await target.createWritable({ keepExistingData: false });
   try {

@@ -40,12 +40,20 @@ async function start(init: SaverInit): Promise<void> {
   const backend = await openBackend(init.location);
   const key = new Key(init.key.encrypt, init.key.macK, init.key.macR);
   const saver = init.journal ? journaledSaver(backend, packJournal(init.journal.repo, init.journal.engine)) : backend;
-  const packs = new PackerManager({ key, saver, packSize: init.packSize, uploads: init.uploads, buffers: init.packBuffers, onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }) });
+  const packs = new PackerManager({
+    key,
+    saver,
+    packSize: init.packSize,
+    uploads: init.uploads,
+    buffers: init.packBuffers,
+    onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }),
+  });
   handle = saverEndpoint({
     post,
     packs,
     parallel: init.parallel,
-    makeSaver: (claim) => new FileSaver({ key, polynomial: init.polynomial, version: init.version, compression: init.compression, packs, reader: browserFileReader, claim }),
+    makeSaver: (claim) =>
+      new FileSaver({ key, polynomial: init.polynomial, version: init.version, compression: init.compression, packs, reader: browserFileReader, claim }),
   });
 }
 

@@ -35,7 +35,10 @@ const pinned = new Set<FileSystemHandle>();
 function targetError(e: unknown, path: string[]): CairnError {
   const where = '/' + path.join('/');
   if (e instanceof TypeError) {
-    return new CairnError('NAME_NOT_ALLOWED', `${where}: this browser does not allow the name ${JSON.stringify(path[path.length - 1])} in a folder it writes`, { cause: e, detail: { path: where } });
+    return new CairnError('NAME_NOT_ALLOWED', `${where}: this browser does not allow the name ${JSON.stringify(path[path.length - 1])} in a folder it writes`, {
+      cause: e,
+      detail: { path: where },
+    });
   }
   return domError(e, 'restore', where);
 }
@@ -142,7 +145,9 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     },
     async symlink(path, target) {
       skippedSymlinks.push('/' + path.join('/'));
-      throw new CairnError('USAGE', `/${path.join('/')}: browsers cannot create symbolic links (it points to ${target})`, { detail: { path: '/' + path.join('/') } });
+      throw new CairnError('USAGE', `/${path.join('/')}: browsers cannot create symbolic links (it points to ${target})`, {
+        detail: { path: '/' + path.join('/') },
+      });
     },
     async setMetadata() {},
   };

@@ -25,7 +25,11 @@ function seeded(n: number, seed: number): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(n);
   let x = seed >>> 0 || 1;
   for (let i = 0; i < n; i++) {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     out[i] = x & 0xff;
   }
   return out;
@@ -83,9 +87,16 @@ describe('webkitdirectory source', () => {
     expect(r1.filesRead).toBe(5);
 
     // Same files, one changed (new size + mtime), one added: only those two are read.
-    const changed: [string, Uint8Array<ArrayBuffer>][] = [...tree.slice(0, 4), ['Photos/empty.txt', new Uint8Array([1])], ['Photos/new.txt', new Uint8Array([2, 3])]];
+    const changed: [string, Uint8Array<ArrayBuffer>][] = [
+      ...tree.slice(0, 4),
+      ['Photos/empty.txt', new Uint8Array([1])],
+      ['Photos/new.txt', new Uint8Array([2, 3])],
+    ];
     const files = changed.map(([p, d], i) => new File([d], p.split('/').pop()!, { lastModified: i >= 4 ? T0 + 5000 : T0 }));
-    const second = fileListSource(files, changed.map(([p]) => p));
+    const second = fileListSource(
+      files,
+      changed.map(([p]) => p),
+    );
     const r2 = await backup(repo, second, pool, { targets: [second.target], hostname: 'browser-test' });
     expect(r2.parent).toBe(r1.id);
     expect(r2.filesRead).toBe(2);
@@ -107,7 +118,8 @@ describe('webkitdirectory source', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cairn-zip-'));
     try {
       writeFileSync(join(dir, 'a.zip'), Buffer.concat(chunks));
-      const py = 'import sys,zipfile,hashlib,json;z=zipfile.ZipFile(sys.argv[1]);print(json.dumps({i.filename:hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}))';
+      const py =
+        'import sys,zipfile,hashlib,json;z=zipfile.ZipFile(sys.argv[1]);print(json.dumps({i.filename:hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}))';
       const got = JSON.parse(execFileSync(PYTHON, ['-c', py, join(dir, 'a.zip')], { encoding: 'utf8' }));
       expect(got).toEqual(Object.fromEntries(changed.map(([p, d]) => [p, sha(d)])));
     } finally {
@@ -120,7 +132,12 @@ describe('webkitdirectory source', () => {
     const repo = await Repository.init(be, 'pw', { owner: { username: 'u', hostname: 'h' }, kdf: TEST_KDF });
     const src = fileListSource(pick(tree).files, pick(tree).relativePaths);
     const excludes = ['*.tmp', '/Photos/empty.txt'];
-    const r = await backup(repo, src, inProcessPool({ saver: be, reader: browserFileReader }), { targets: [src.target], hostname: 'h', excludes, exclude: excludeMatcher(excludes) });
+    const r = await backup(repo, src, inProcessPool({ saver: be, reader: browserFileReader }), {
+      targets: [src.target],
+      hostname: 'h',
+      excludes,
+      exclude: excludeMatcher(excludes),
+    });
     expect(r.snapshot.excludes).toEqual(excludes);
     expect(r.filesRead).toBe(3);
     expect(await lookupPath(repo, r.snapshot.tree, ['Photos', '2024', 'deep', 'c.tmp'])).toBeUndefined();
@@ -130,9 +147,17 @@ describe('webkitdirectory source', () => {
     // Left out by the source itself, as a served list's are (its page then never reads their
     // sizes): the same tree, the folder of only excluded files kept empty.
     const files = pick(tree).files;
-    const meta = knownMetadata(files.map((f) => f.size), files.map((f) => f.lastModified));
+    const meta = knownMetadata(
+      files.map((f) => f.size),
+      files.map((f) => f.lastModified),
+    );
     const bySource = fileListSourceOf(pick(tree).relativePaths, meta, (i) => files[i], excludeMatcher(excludes));
-    const r2 = await backup(repo, bySource, inProcessPool({ saver: be, reader: browserFileReader }), { targets: [src.target], hostname: 'h', excludes, exclude: excludeMatcher(excludes) });
+    const r2 = await backup(repo, bySource, inProcessPool({ saver: be, reader: browserFileReader }), {
+      targets: [src.target],
+      hostname: 'h',
+      excludes,
+      exclude: excludeMatcher(excludes),
+    });
     expect(r2.snapshot.tree).toBe(r.snapshot.tree);
     expect(await lookupPath(repo, r2.snapshot.tree, ['Photos', '2024', 'deep'])).toMatchObject({ type: 'dir' });
   });
@@ -140,7 +165,11 @@ describe('webkitdirectory source', () => {
   it('names a folder whose tree is damaged by its path in the archive, under a named root too', async () => {
     const be = new MemoryBackend();
     const repo = await Repository.init(be, 'pw', { owner: { username: 'u', hostname: 'h' }, kdf: TEST_KDF });
-    const small: [string, Uint8Array<ArrayBuffer>][] = [['R/A/one.bin', seeded(500, 11)], ['R/A/D/two.bin', seeded(700, 12)], ['R/B/three.bin', seeded(900, 13)]];
+    const small: [string, Uint8Array<ArrayBuffer>][] = [
+      ['R/A/one.bin', seeded(500, 11)],
+      ['R/A/D/two.bin', seeded(700, 12)],
+      ['R/B/three.bin', seeded(900, 13)],
+    ];
     const src = fileListSource(pick(small).files, pick(small).relativePaths);
     const r = await backup(repo, src, inProcessPool({ saver: be, reader: browserFileReader }), { targets: [src.target], hostname: 'h' });
     const d = await lookupPath(repo, r.snapshot.tree, ['R', 'A', 'D']);
@@ -161,7 +190,10 @@ describe('webkitdirectory source', () => {
   it('names a file whose data is damaged and still zips the others', async () => {
     const be = new MemoryBackend();
     const repo = await Repository.init(be, 'pw', { owner: { username: 'u', hostname: 'h' }, kdf: TEST_KDF });
-    const small: [string, Uint8Array<ArrayBuffer>][] = [['D/one.bin', seeded(5000, 9)], ['D/two.bin', seeded(7000, 10)]];
+    const small: [string, Uint8Array<ArrayBuffer>][] = [
+      ['D/one.bin', seeded(5000, 9)],
+      ['D/two.bin', seeded(7000, 10)],
+    ];
     const src = fileListSource(pick(small).files, pick(small).relativePaths);
     const r = await backup(repo, src, inProcessPool({ saver: be, reader: browserFileReader }), { targets: [src.target], hostname: 'h' });
     // Corrupt one.bin's blob in its pack.
@@ -178,7 +210,11 @@ describe('webkitdirectory source', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cairn-zip-'));
     try {
       writeFileSync(join(dir, 'a.zip'), Buffer.concat(chunks));
-      const names = execFileSync(PYTHON, ['-c', 'import sys,zipfile;z=zipfile.ZipFile(sys.argv[1]);z.testzip();print(",".join(z.namelist()))', join(dir, 'a.zip')], { encoding: 'utf8' }).trim();
+      const names = execFileSync(
+        PYTHON,
+        ['-c', 'import sys,zipfile;z=zipfile.ZipFile(sys.argv[1]);z.testzip();print(",".join(z.namelist()))', join(dir, 'a.zip')],
+        { encoding: 'utf8' },
+      ).trim();
       expect(names).toBe('D/,D/two.bin,CAIRN-ERRORS.txt');
     } finally {
       rmSync(dir, { recursive: true, force: true });

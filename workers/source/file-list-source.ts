@@ -64,7 +64,14 @@ export function fileListSource(files: readonly File[], relativePaths: readonly s
   if (files.length !== relativePaths.length) throw new CairnError('USAGE', `${files.length} files but ${relativePaths.length} relative paths`);
   const sizes = files.map((f) => f.size);
   const paths = relativePaths.map((p, i) => withFileName(p, files[i]!.name));
-  const source = fileListSourceOf(paths, knownMetadata(sizes, files.map((f) => f.lastModified)), (i) => files[i]);
+  const source = fileListSourceOf(
+    paths,
+    knownMetadata(
+      sizes,
+      files.map((f) => f.lastModified),
+    ),
+    (i) => files[i],
+  );
   return { ...source, bytes: sizes.reduce((a, b) => a + b, 0) };
 }
 
@@ -74,7 +81,12 @@ export function fileListSource(files: readonly File[], relativePaths: readonly s
  * leave them out, so the page never reads their sizes and times (~0.25 ms a file in Chromium:
  * an excluded node_modules of 50 000 files would hold the walk up for seconds).
  */
-export function fileListSourceOf(relativePaths: readonly string[], meta: ListMetadata, refOf: (index: number) => FileRef, exclude?: (path: string) => boolean): FileListSource {
+export function fileListSourceOf(
+  relativePaths: readonly string[],
+  meta: ListMetadata,
+  refOf: (index: number) => FileRef,
+  exclude?: (path: string) => boolean,
+): FileListSource {
   if (relativePaths.length === 0) throw new CairnError('USAGE', 'the picked folder has no files (empty folders cannot be read without File System Access)');
   const dirs = new Map<string, Dir>();
   let rootName: string | undefined;

@@ -32,7 +32,8 @@ async function drain(f: OpenedFile, piece: number): Promise<Uint8Array> {
 }
 
 /** Byte equality (vitest's deep equality walks megabytes element by element). */
-const same = (a: Uint8Array, b: Uint8Array) => expect(Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length))).toBe(true);
+const same = (a: Uint8Array, b: Uint8Array) =>
+  expect(Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length))).toBe(true);
 
 const open = (ref: unknown, size: number) => Promise.resolve(browserFileReader.open!(ref, size));
 
@@ -109,7 +110,10 @@ describe('browserFileReader', () => {
 
   it('turns a handle that cannot give its file into SOURCE_READ naming the file', async () => {
     const gone = { name: 'gone.txt', getFile: async () => Promise.reject(new DOMException('gone', 'NotFoundError')) };
-    const e = await open(gone, 10).then(() => undefined, (x: unknown) => x);
+    const e = await open(gone, 10).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(CairnError);
     expect((e as CairnError).code).toBe('SOURCE_READ');
     expect((e as CairnError).message).toMatch(/gone\.txt: vanished/);

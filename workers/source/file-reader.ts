@@ -23,12 +23,15 @@ import { garbageMade } from '../../core/util/garbage';
 
 function readError(ref: FileRef, e: unknown): CairnError {
   const name = (e as Error)?.name;
-  const what = ref instanceof File ? ref.name : (ref as FileSystemFileHandle)?.name ?? 'file';
+  const what = ref instanceof File ? ref.name : ((ref as FileSystemFileHandle)?.name ?? 'file');
   const why =
-    name === 'NotFoundError' ? 'vanished before it could be read'
-    : name === 'NotAllowedError' || name === 'SecurityError' ? 'permission denied'
-    : name === 'NotReadableError' ? 'cannot be read (changed or locked since it was picked)'
-    : (e as Error)?.message ?? String(e);
+    name === 'NotFoundError'
+      ? 'vanished before it could be read'
+      : name === 'NotAllowedError' || name === 'SecurityError'
+        ? 'permission denied'
+        : name === 'NotReadableError'
+          ? 'cannot be read (changed or locked since it was picked)'
+          : ((e as Error)?.message ?? String(e));
   return new CairnError('SOURCE_READ', `${what}: ${why}`, { cause: e, detail: { domError: name } });
 }
 

@@ -41,7 +41,10 @@ describe('served webkitdirectory lists', () => {
     expect(a.ref).toEqual({ served: 1 });
     expect(isServedRef(a.ref)).toBe(true);
     expect(a.size).toBe(5);
-    const sub = await src.readDir(entries.find((e) => e.node.name === 'sub')!, () => {});
+    const sub = await src.readDir(
+      entries.find((e) => e.node.name === 'sub')!,
+      () => {},
+    );
     expect(sub.map((e) => [e.node.name, e.size, e.ref])).toEqual([
       ['b.txt', 6, { served: 0 }],
       ['c.txt', 7, { served: 2 }],
@@ -90,7 +93,7 @@ describe('served webkitdirectory lists', () => {
     expect(post).toHaveBeenCalledTimes(2);
     // Files of queued jobs are asked for ahead, in one message; their get() then asks nothing.
     client.fetchAhead([1, 2, 8]);
-    expect((await Promise.all([client.get(8), client.get(1)].map((p) => p.then((f) => f.text()))))).toEqual(['content of file 8', 'content of file 1']);
+    expect(await Promise.all([client.get(8), client.get(1)].map((p) => p.then((f) => f.text())))).toEqual(['content of file 8', 'content of file 1']);
     expect(post).toHaveBeenCalledTimes(3);
     expect(await client.get(2).then((f) => f.text())).toBe('content of file 2');
     expect(post).toHaveBeenCalledTimes(3);

@@ -44,7 +44,8 @@ export function isServedRef(ref: unknown): ref is ServedFileRef {
 
 type ToServer = { type: 'connect'; port: MessagePort } | { type: 'metadata'; order: Uint32Array };
 /** The page's answers to 'metadata': the files at positions [from, from + sizes.length) of the order. */
-type FromServer = { type: 'metadata'; from: number; sizes: number[]; lastModified: number[] } | { type: 'metadataFailed'; code: 'ABORTED' | 'SOURCE_READ'; message: string };
+type FromServer =
+  { type: 'metadata'; from: number; sizes: number[]; lastModified: number[] } | { type: 'metadataFailed'; code: 'ABORTED' | 'SOURCE_READ'; message: string };
 interface FileRequest {
   req: number;
   indices: number[];
@@ -82,7 +83,7 @@ export function serveFiles(files: (File | undefined)[], opts: ServeOptions = {})
   // Reads each File's size and time in the engine's order, posting each slice as it is read.
   const sendMetadata = async (order: Uint32Array) => {
     try {
-      for (let from = 0; from < order.length && !closed; ) {
+      for (let from = 0; from < order.length && !closed;) {
         if (opts.signal?.aborted) return reply({ type: 'metadataFailed', code: 'ABORTED', message: abortError(opts.signal).message });
         const sizes: number[] = [];
         const lastModified: number[] = [];
@@ -98,7 +99,11 @@ export function serveFiles(files: (File | undefined)[], opts: ServeOptions = {})
         await new Promise<void>((r) => macrotask(r));
       }
     } catch (e) {
-      reply({ type: 'metadataFailed', code: 'SOURCE_READ', message: `the picked files' sizes and dates could not be read: ${(e as Error)?.message ?? String(e)}` });
+      reply({
+        type: 'metadataFailed',
+        code: 'SOURCE_READ',
+        message: `the picked files' sizes and dates could not be read: ${(e as Error)?.message ?? String(e)}`,
+      });
     }
   };
   channel.port1.onmessage = (e: MessageEvent<ToServer>) => {

@@ -19,7 +19,12 @@ import { filesMade } from './file-garbage';
 
 function sourceError(path: string, e: unknown): CairnError {
   const name = (e as Error)?.name;
-  const why = name === 'NotFoundError' ? 'vanished before it could be read' : name === 'NotAllowedError' || name === 'SecurityError' ? 'permission denied' : (e as Error)?.message ?? String(e);
+  const why =
+    name === 'NotFoundError'
+      ? 'vanished before it could be read'
+      : name === 'NotAllowedError' || name === 'SecurityError'
+        ? 'permission denied'
+        : ((e as Error)?.message ?? String(e));
   return new CairnError('SOURCE_READ', `${path}: ${why}`, { cause: e, detail: { path, domError: name } });
 }
 

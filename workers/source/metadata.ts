@@ -37,5 +37,10 @@ export function dirEntry(path: string, name: string, ref: FileRef): SourceEntry 
 export const pathOps = {
   components: (p: string) => p.split('/').filter((c) => c !== '' && c !== '.'),
   join: (c: string[]) => '/' + c.join('/'),
-  absolute: (p: string) => '/' + p.split('/').filter((c) => c !== '' && c !== '.').join('/'),
+  absolute: (p: string) =>
+    '/' +
+    p
+      .split('/')
+      .filter((c) => c !== '' && c !== '.')
+      .join('/'),
 };

@@ -15,7 +15,10 @@ function fakeEndpoint(answer: (body: unknown, init: RequestInit) => Response) {
 const json = (v: unknown, status = 200) => new Response(JSON.stringify(v), { status, headers: { 'content-type': 'application/json' } });
 
 async function caught(p: Promise<unknown>) {
-  return p.then(() => undefined, (e: unknown) => e);
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 describe('endpointSigner', () => {
@@ -30,7 +33,7 @@ describe('endpointSigner', () => {
     expect(calls[0]!.init.headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer t' });
   });
 
-  it('reports a refusal as ACCESS_DENIED with the endpoint\'s reason', async () => {
+  it("reports a refusal as ACCESS_DENIED with the endpoint's reason", async () => {
     const { fetchFn } = fakeEndpoint(() => json({ error: 'append-only: deleting is not allowed' }, 403));
     const e = await caught(endpointSigner('https://me.example/p', fetchFn).sign({ method: 'DELETE', key: 'repo/data/ab/abc' }));
     expect(isCairnError(e, 'ACCESS_DENIED')).toBe(true);

@@ -12,6 +12,18 @@ export { openS3FromEnv, type OpenS3Options } from './open';
 export { localSigner, defaultPathStyle, type UrlSigner, type SignRequest, type SignedUrl, type S3Method, type LocalSignerConfig } from './url-signer';
 export { endpointSigner, type EndpointSignerOptions } from './endpoint-signer';
 export { parseS3Location, formatS3Location, regionFromEndpoint, s3SignerConfigFromEnv, cleanPath, type S3Location, type S3Env } from './location';
-export { presignUrl, signHeaders, uriEncode, encodePath, canonicalQuery, amzDate, UNSIGNED_PAYLOAD, EMPTY_SHA256, type Credentials, type SignParams, type PresignParams } from './sigv4';
+export {
+  presignUrl,
+  signHeaders,
+  uriEncode,
+  encodePath,
+  canonicalQuery,
+  amzDate,
+  UNSIGNED_PAYLOAD,
+  EMPTY_SHA256,
+  type Credentials,
+  type SignParams,
+  type PresignParams,
+} from './sigv4';
 export { md5 } from './md5';
 export { parseListObjectsV2, parseS3Error, decodeXmlText, type ListPage, type ListedObject } from './xml';

@@ -29,7 +29,7 @@ describe('parseS3Location (restic spellings)', () => {
     },
   );
 
-  it('formats back to restic\'s spelling', () => {
+  it("formats back to restic's spelling", () => {
     for (const s of ['s3:http://127.0.0.1:7480/bucket/prefix', 's3:https://s3.amazonaws.com/bucket']) expect(formatS3Location(parseS3Location(s))).toBe(s);
   });
 });
@@ -61,7 +61,9 @@ describe('regions and credentials', () => {
   const loc = parseS3Location('s3:https://s3.eu-west-3.amazonaws.com/bucket/repo');
 
   it('reads the AWS_* variables restic reads', () => {
-    expect(s3SignerConfigFromEnv(loc, { AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_ACCESS_KEY: 'SK', AWS_SESSION_TOKEN: 'T', AWS_DEFAULT_REGION: 'eu-west-1' })).toEqual({
+    expect(
+      s3SignerConfigFromEnv(loc, { AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_ACCESS_KEY: 'SK', AWS_SESSION_TOKEN: 'T', AWS_DEFAULT_REGION: 'eu-west-1' }),
+    ).toEqual({
       endpoint: 'https://s3.eu-west-3.amazonaws.com',
       bucket: 'bucket',
       region: 'eu-west-1',

@@ -89,8 +89,7 @@ export function formatS3Location(loc: S3Location): string {
 export function regionFromEndpoint(endpoint: string): string | undefined {
   const host = new URL(endpoint).hostname;
   const m =
-    /^s3[.-](?:dualstack\.)?([a-z]{2}(?:-gov)?-[a-z]+-\d)\.amazonaws\.com(?:\.cn)?$/.exec(host) ??
-    /^s3\.([a-z]+-[a-z]+-\d{3})\.backblazeb2\.com$/.exec(host);
+    /^s3[.-](?:dualstack\.)?([a-z]{2}(?:-gov)?-[a-z]+-\d)\.amazonaws\.com(?:\.cn)?$/.exec(host) ?? /^s3\.([a-z]+-[a-z]+-\d{3})\.backblazeb2\.com$/.exec(host);
   return m?.[1];
 }
 

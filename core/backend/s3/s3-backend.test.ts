@@ -73,7 +73,10 @@ describe('S3Backend requests', () => {
   });
 
   it('with blobBodies, a prepared body is a copy: every attempt sends the bytes as they were, whatever the buffer holds by then', async () => {
-    const { be, seen } = backend((_, __, n) => (n < 3 ? new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 }) : new Response(null, { status: 200 })), { blobBodies: true });
+    const { be, seen } = backend(
+      (_, __, n) => (n < 3 ? new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 }) : new Response(null, { status: 200 })),
+      { blobBodies: true },
+    );
     const retrying = withRetry(be, { sleep: async () => {}, random: () => 0 });
     const { h, data } = await testObject('data', 2, 5000);
     const buffer = data.slice();
@@ -174,7 +177,14 @@ describe('S3Backend listing', () => {
 
   it('follows continuation tokens and keeps only restic-shaped names', async () => {
     const pages = [
-      page([[`repo/data/aa/${id('a')}`, 1], ['repo/data/stray', 2], [`repo/data/bb/x/${id('b')}`, 3]], '<IsTruncated>true</IsTruncated><NextContinuationToken>t+1/</NextContinuationToken>'),
+      page(
+        [
+          [`repo/data/aa/${id('a')}`, 1],
+          ['repo/data/stray', 2],
+          [`repo/data/bb/x/${id('b')}`, 3],
+        ],
+        '<IsTruncated>true</IsTruncated><NextContinuationToken>t+1/</NextContinuationToken>',
+      ),
       page([[`repo/data/cc/${id('c')}`, 4]], '<IsTruncated>false</IsTruncated>'),
     ];
     const { be, signer } = backend((_, __, n) => new Response(pages[n - 1]));
@@ -192,7 +202,10 @@ describe('S3Backend listing', () => {
   });
 
   it('continues after the last key when a truncated page has no token', async () => {
-    const pages = [page([[`repo/keys/${id('1')}`, 1]], '<IsTruncated>true</IsTruncated>'), page([[`repo/keys/${id('2')}`, 2]], '<IsTruncated>false</IsTruncated>')];
+    const pages = [
+      page([[`repo/keys/${id('1')}`, 1]], '<IsTruncated>true</IsTruncated>'),
+      page([[`repo/keys/${id('2')}`, 2]], '<IsTruncated>false</IsTruncated>'),
+    ];
     const { be, signer } = backend((_, __, n) => new Response(pages[n - 1]));
     const names = [];
     for await (const fi of be.list('keys')) names.push(fi.name);
@@ -202,9 +215,11 @@ describe('S3Backend listing', () => {
 
   it('reports an unreadable listing as a retryable BACKEND_IO', async () => {
     const { be } = backend(() => new Response('<html>captive portal</html>'));
-    const e = await caught((async () => {
-      for await (const _ of be.list('index')) void _;
-    })());
+    const e = await caught(
+      (async () => {
+        for await (const _ of be.list('index')) void _;
+      })(),
+    );
     expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['BACKEND_IO', true]);
   });
 });

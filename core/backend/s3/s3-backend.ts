@@ -5,7 +5,18 @@
 
 import { CairnError, throwIfAborted } from '../../errors';
 import { base64Encode } from '../../crypto/base64';
-import { handleString, objectPath, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions, type PreparedBody, type RequestOptions, type SaveData } from '../backend';
+import {
+  handleString,
+  objectPath,
+  type Backend,
+  type FileInfo,
+  type FileType,
+  type Handle,
+  type LoadOptions,
+  type PreparedBody,
+  type RequestOptions,
+  type SaveData,
+} from '../backend';
 import { checkLoadOptions, outOfRangeError } from '../range';
 import { md5 } from './md5';
 import { fetchError, responseError, type RequestContext } from './s3-errors';
@@ -77,7 +88,9 @@ class S3Body implements PreparedBody {
   ) {}
 }
 
-const isBrowser = (): boolean => typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
+const isBrowser = (): boolean =>
+  typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
+  typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined';
 
 export class S3Backend implements Backend {
   readonly location: string;
@@ -133,7 +146,10 @@ export class S3Backend implements Backend {
   async #send(s: Send): Promise<Response> {
     throwIfAborted(s.signal);
     const ctx: RequestContext = { op: s.op, method: s.method, key: s.key, target: s.target };
-    const signed = await this.#signer.sign({ method: s.method, key: s.key, ...(s.query ? { query: s.query } : {}), ...(s.signed ? { headers: s.signed } : {}) }, s.signal);
+    const signed = await this.#signer.sign(
+      { method: s.method, key: s.key, ...(s.query ? { query: s.query } : {}), ...(s.signed ? { headers: s.signed } : {}) },
+      s.signal,
+    );
     throwIfAborted(s.signal);
     s.url = signed.url;
     const init: RequestInit = {
@@ -187,11 +203,21 @@ export class S3Backend implements Backend {
   async save(h: Handle, data: SaveData, opts: RequestOptions = {}): Promise<void> {
     throwIfAborted(opts.signal);
     const target = handleString(h);
-    if (!(data instanceof Uint8Array) && !(data instanceof S3Body)) throw new CairnError('INTERNAL', 'a body prepared by another backend reached the S3 backend', { op: 'save', detail: { handle: target } });
+    if (!(data instanceof Uint8Array) && !(data instanceof S3Body))
+      throw new CairnError('INTERNAL', 'a body prepared by another backend reached the S3 backend', { op: 'save', detail: { handle: target } });
     const digest = data instanceof S3Body ? data.md5 : await this.#md5(data);
     const signed: Record<string, string> = { 'content-md5': base64Encode(digest) };
     if (this.#noOverwrite) signed['if-none-match'] = '*';
-    const s: Send = { op: 'save', method: 'PUT', key: this.#key(h), target, signal: opts.signal, signed, headers: { 'content-type': 'application/octet-stream' }, body: data instanceof S3Body ? data.body : data };
+    const s: Send = {
+      op: 'save',
+      method: 'PUT',
+      key: this.#key(h),
+      target,
+      signal: opts.signal,
+      signed,
+      headers: { 'content-type': 'application/octet-stream' },
+      body: data instanceof S3Body ? data.body : data,
+    };
     const res = await this.#send(s);
     if (res.status === 412 && this.#noOverwrite) {
       await res.body?.cancel();
@@ -208,7 +234,15 @@ export class S3Backend implements Backend {
     const { offset = 0, length = 0 } = opts;
     const headers: Record<string, string> = {};
     if (offset > 0 || length > 0) headers['range'] = `bytes=${offset}-${length > 0 ? offset + length - 1 : ''}`;
-    const s: Send = { op: 'load', method: 'GET', key: this.#key(h), target: handleString(h), signal: opts.signal, headers, ...(length > 0 ? { bytes: length } : {}) };
+    const s: Send = {
+      op: 'load',
+      method: 'GET',
+      key: this.#key(h),
+      target: handleString(h),
+      signal: opts.signal,
+      headers,
+      ...(length > 0 ? { bytes: length } : {}),
+    };
     const res = await this.#send(s);
     if (res.status === 416) {
       await res.body?.cancel();
@@ -229,7 +263,11 @@ export class S3Backend implements Backend {
       // A browser hides Content-Range unless the bucket's CORS rule exposes it: ask for the size.
       const size = totalFromContentRange(res.headers.get('content-range')) ?? (await this.stat(h, opts)).size;
       if (offset + length > size) throw outOfRangeError(h, offset, length, size);
-      throw new CairnError('NETWORK', `short read of ${s.target}: ${bytes.length} of ${length} bytes`, { op: 'load', retryable: true, detail: { handle: s.target } });
+      throw new CairnError('NETWORK', `short read of ${s.target}: ${bytes.length} of ${length} bytes`, {
+        op: 'load',
+        retryable: true,
+        detail: { handle: s.target },
+      });
     }
     return bytes;
   }
@@ -240,7 +278,10 @@ export class S3Backend implements Backend {
     if (!res.ok) await this.#fail(res, s);
     const size = Number(res.headers.get('content-length'));
     if (!Number.isSafeInteger(size) || size < 0) {
-      throw new CairnError('BACKEND_IO', `HEAD ${s.target} gave no Content-Length (is Content-Length exposed by CORS?)`, { op: 'stat', detail: { handle: s.target } });
+      throw new CairnError('BACKEND_IO', `HEAD ${s.target} gave no Content-Length (is Content-Length exposed by CORS?)`, {
+        op: 'stat',
+        detail: { handle: s.target },
+      });
     }
     return { name: h.type === 'config' ? 'config' : h.name, size };
   }
@@ -280,7 +321,12 @@ export class S3Backend implements Backend {
       try {
         page = parseListObjectsV2(text);
       } catch (e) {
-        throw new CairnError('BACKEND_IO', `listing ${prefix} returned an unreadable answer: ${(e as Error).message}`, { op: 'list', cause: e, retryable: true, detail: { target: type } });
+        throw new CairnError('BACKEND_IO', `listing ${prefix} returned an unreadable answer: ${(e as Error).message}`, {
+          op: 'list',
+          cause: e,
+          retryable: true,
+          detail: { target: type },
+        });
       }
       for (const o of page.objects) {
         const name = listedName(type, o.key.slice(prefix.length));

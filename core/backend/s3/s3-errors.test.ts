@@ -9,7 +9,14 @@ describe('responseError', () => {
   const table: [string, number, string, string, boolean, RegExp][] = [
     ['NoSuchKey', 404, xmlError('NoSuchKey', 'The specified key does not exist.'), 'NOT_FOUND', false, /config does not exist/],
     ['NoSuchBucket', 404, xmlError('NoSuchBucket'), 'NO_SUCH_BUCKET', false, /bucket name/],
-    ['SignatureDoesNotMatch', 403, xmlError('SignatureDoesNotMatch', 'The request signature we calculated does not match'), 'ACCESS_DENIED', false, /AWS_SECRET_ACCESS_KEY/],
+    [
+      'SignatureDoesNotMatch',
+      403,
+      xmlError('SignatureDoesNotMatch', 'The request signature we calculated does not match'),
+      'ACCESS_DENIED',
+      false,
+      /AWS_SECRET_ACCESS_KEY/,
+    ],
     ['InvalidAccessKeyId', 403, xmlError('InvalidAccessKeyId'), 'ACCESS_DENIED', false, /AWS_ACCESS_KEY_ID/],
     ['expired URL', 403, xmlError('AccessDenied', 'Request has expired'), 'ACCESS_DENIED', false, /expired.*clock/],
     ['clock skew', 403, xmlError('RequestTimeTooSkewed'), 'ACCESS_DENIED', false, /clock/],

@@ -18,7 +18,7 @@ export interface RequestContext {
   expiresAt?: number;
 }
 
-const CREDENTIALS_HINT = 'check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or the presign endpoint\'s keys)';
+const CREDENTIALS_HINT = "check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or the presign endpoint's keys)";
 
 /** Milliseconds from a Retry-After header (delta-seconds or an HTTP date); undefined if absent or bad. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
@@ -65,7 +65,11 @@ export async function responseError(res: Response, ctx: RequestContext, now = Da
   if (retryAfterMs !== undefined) detail['retryAfterMs'] = retryAfterMs;
   // AWS names the bucket's region when a request was signed for another one.
   const region = /expecting '([a-z0-9-]+)'/.exec(message ?? '')?.[1];
-  const regionHint = region ? `; the bucket is in ${region}: set AWS_DEFAULT_REGION=${region}` : code === 'PermanentRedirect' ? "; use the bucket's regional endpoint and region" : '';
+  const regionHint = region
+    ? `; the bucket is in ${region}: set AWS_DEFAULT_REGION=${region}`
+    : code === 'PermanentRedirect'
+      ? "; use the bucket's regional endpoint and region"
+      : '';
   const said = (message ? ` (${code ?? status}: ${message})` : code ? ` (${code})` : '') + regionHint;
   const opts = { op: ctx.op, detail };
 

@@ -23,14 +23,19 @@ interface SuiteCase {
 const suite: SuiteCase[] = [
   { name: 'get-vanilla', method: 'GET', signature: '5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31' },
   { name: 'post-vanilla', method: 'POST', signature: '5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b' },
-  { name: 'get-vanilla-query-order-key-case', method: 'GET', query: { Param2: 'value2', Param1: 'value1' }, signature: 'b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500' },
+  {
+    name: 'get-vanilla-query-order-key-case',
+    method: 'GET',
+    query: { Param2: 'value2', Param1: 'value1' },
+    signature: 'b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500',
+  },
   {
     name: 'get-vanilla-query-unreserved',
     method: 'GET',
     query: { '-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz': '-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz' },
     signature: '9c3e54bfcdf0b19771a7f523ee5669cdf59bc7cc0884027167c21bb143a40197',
   },
-  { name: 'get-vanilla-utf8-query', method: 'GET', query: { 'ሴ': 'bar' }, signature: '2cdec8eed098649ff3a119c94853b13c643bcf08f8b0a1d91e12c9027818dd04' },
+  { name: 'get-vanilla-utf8-query', method: 'GET', query: { ሴ: 'bar' }, signature: '2cdec8eed098649ff3a119c94853b13c643bcf08f8b0a1d91e12c9027818dd04' },
   { name: 'post-vanilla-query', method: 'POST', query: { Param1: 'value1' }, signature: '28038455d6de14eafc1f9222cf5aa6f1a96197d7deb8263271d420d138af7f11' },
   { name: 'post-vanilla-query-space', method: 'POST', query: { p: '' }, signature: 'e71688addb58a26418614085fb730ba3faa623b461c17f48f2fbdb9361b94a9b' },
   {
@@ -39,13 +44,43 @@ const suite: SuiteCase[] = [
     query: { '@#$%^': '', '+': '/,?><`";:\\|][{}' },
     signature: '66c82657c86e26fb25238d0e69f011edc4c6df5ae71119d7cb98ed9b87393c1e',
   },
-  { name: 'get-unreserved', method: 'GET', path: '/-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', signature: '07ef7494c76fa4850883e2b006601f940f8a34d404d0cfa977f52a65bbf5f24f' },
+  {
+    name: 'get-unreserved',
+    method: 'GET',
+    path: '/-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
+    signature: '07ef7494c76fa4850883e2b006601f940f8a34d404d0cfa977f52a65bbf5f24f',
+  },
   { name: 'get-utf8', method: 'GET', path: '/ሴ', signature: '8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85' },
-  { name: 'get-header-key-duplicate', method: 'GET', headers: { 'My-Header1': 'value2,value2,value1' }, signature: 'c9d5ea9f3f72853aea855b47ea873832890dbdd183b4468f858259531a5138ea' },
-  { name: 'get-header-value-order', method: 'GET', headers: { 'My-Header1': 'value4,value1,value3,value2' }, signature: '08c7e5a9acfcfeb3ab6b2185e75ce8b1deb5e634ec47601a50643f830c755c01' },
-  { name: 'get-header-value-trim', method: 'GET', headers: { 'My-Header1': ' value1', 'My-Header2': ' "a   b   c"' }, signature: 'acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736' },
-  { name: 'post-header-key-sort', method: 'POST', headers: { 'My-Header1': 'value1' }, signature: 'c5410059b04c1ee005303aed430f6e6645f61f4dc9e1461ec8f8916fdf18852c' },
-  { name: 'post-header-value-case', method: 'POST', headers: { 'My-Header1': 'VALUE1' }, signature: 'cdbc9802e29d2942e5e10b5bccfdd67c5f22c7c4e8ae67b53629efa58b974b7d' },
+  {
+    name: 'get-header-key-duplicate',
+    method: 'GET',
+    headers: { 'My-Header1': 'value2,value2,value1' },
+    signature: 'c9d5ea9f3f72853aea855b47ea873832890dbdd183b4468f858259531a5138ea',
+  },
+  {
+    name: 'get-header-value-order',
+    method: 'GET',
+    headers: { 'My-Header1': 'value4,value1,value3,value2' },
+    signature: '08c7e5a9acfcfeb3ab6b2185e75ce8b1deb5e634ec47601a50643f830c755c01',
+  },
+  {
+    name: 'get-header-value-trim',
+    method: 'GET',
+    headers: { 'My-Header1': ' value1', 'My-Header2': ' "a   b   c"' },
+    signature: 'acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736',
+  },
+  {
+    name: 'post-header-key-sort',
+    method: 'POST',
+    headers: { 'My-Header1': 'value1' },
+    signature: 'c5410059b04c1ee005303aed430f6e6645f61f4dc9e1461ec8f8916fdf18852c',
+  },
+  {
+    name: 'post-header-value-case',
+    method: 'POST',
+    headers: { 'My-Header1': 'VALUE1' },
+    signature: 'cdbc9802e29d2942e5e10b5bccfdd67c5f22c7c4e8ae67b53629efa58b974b7d',
+  },
   {
     name: 'post-x-www-form-urlencoded',
     method: 'POST',
@@ -170,7 +205,15 @@ describe('encoding', () => {
 
   it('puts a session token into the signed query', async () => {
     const url = new URL(
-      await presignUrl({ method: 'GET', host: 'h', path: '/k', credentials: { ...s3Creds, sessionToken: 'tok/+=' }, region: 'us-east-1', date: s3Date, expiresSeconds: 60 }),
+      await presignUrl({
+        method: 'GET',
+        host: 'h',
+        path: '/k',
+        credentials: { ...s3Creds, sessionToken: 'tok/+=' },
+        region: 'us-east-1',
+        date: s3Date,
+        expiresSeconds: 60,
+      }),
     );
     expect(url.searchParams.get('X-Amz-Security-Token')).toBe('tok/+=');
     expect(url.search).toContain('X-Amz-Security-Token=tok%2F%2B%3D');

@@ -64,7 +64,10 @@ export function canonicalQuery(query: Record<string, string>): string {
 
 /** `20130524T000000Z` */
 export function amzDate(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 function canonicalHeaders(host: string, headers: Record<string, string> = {}) {

@@ -4,7 +4,7 @@ import { defaultPathStyle, localSigner } from './url-signer';
 const base = { region: 'us-east-1', accessKeyId: 'AK', secretAccessKey: 'SK', now: () => new Date('2024-01-01T00:00:00Z') };
 
 describe('localSigner', () => {
-  it('builds path-style URLs, with the endpoint\'s own path kept', async () => {
+  it("builds path-style URLs, with the endpoint's own path kept", async () => {
     const s = localSigner({ ...base, endpoint: 'http://127.0.0.1:7480/', bucket: 'b', pathStyle: true });
     const u = new URL((await s.sign({ method: 'GET', key: 'repo/data/ab/x y' })).url);
     expect(`${u.origin}${u.pathname}`).toBe('http://127.0.0.1:7480/b/repo/data/ab/x%20y');

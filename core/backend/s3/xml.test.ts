@@ -31,7 +31,10 @@ const entry = (key: string, size: number) =>
 
 describe('parseListObjectsV2', () => {
   it('reads keys, sizes and the continuation token', () => {
-    const xml = page(entry('repo/data/ab/ab1', 10) + entry('repo/data/cd/a&amp;b', 0), '<IsTruncated>true</IsTruncated><NextContinuationToken>tok/+=&amp;</NextContinuationToken>');
+    const xml = page(
+      entry('repo/data/ab/ab1', 10) + entry('repo/data/cd/a&amp;b', 0),
+      '<IsTruncated>true</IsTruncated><NextContinuationToken>tok/+=&amp;</NextContinuationToken>',
+    );
     expect(parseListObjectsV2(xml)).toEqual({
       objects: [
         { key: 'repo/data/ab/ab1', size: 10 },
@@ -45,7 +48,8 @@ describe('parseListObjectsV2', () => {
   it('reads a last page, an empty page, and flags placed before the contents', () => {
     expect(parseListObjectsV2(page(entry('k', 5), '<IsTruncated>false</IsTruncated>'))).toEqual({ objects: [{ key: 'k', size: 5 }], isTruncated: false });
     expect(parseListObjectsV2(page('', '<IsTruncated>false</IsTruncated><NextContinuationToken/>'))).toEqual({ objects: [], isTruncated: false });
-    const flagsFirst = '<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t</NextContinuationToken>' + entry('k', 1) + '</ListBucketResult>';
+    const flagsFirst =
+      '<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t</NextContinuationToken>' + entry('k', 1) + '</ListBucketResult>';
     expect(parseListObjectsV2(flagsFirst)).toEqual({ objects: [{ key: 'k', size: 1 }], isTruncated: true, nextContinuationToken: 't' });
   });
 
@@ -59,7 +63,8 @@ describe('parseListObjectsV2', () => {
 
 describe('parseS3Error', () => {
   it('reads code and message', () => {
-    const xml = '<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><RequestId>1</RequestId></Error>';
+    const xml =
+      '<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><RequestId>1</RequestId></Error>';
     expect(parseS3Error(xml)).toEqual({ code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match' });
   });
   it('returns nothing for bodies that are not S3 errors', () => {

@@ -11,7 +11,12 @@ import { handleSource } from '../../../workers/source/handle-source';
 import { hostWorkers } from '../../../workers/client/worker-host';
 import { spawnThroughHost } from './spawn-probe';
 
-type Engine = Comlink.Remote<EngineApi & { setSaverWorkers(n: number | undefined): Promise<void>; tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void> }>;
+type Engine = Comlink.Remote<
+  EngineApi & {
+    setSaverWorkers(n: number | undefined): Promise<void>;
+    tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void>;
+  }
+>;
 
 const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
 hostWorkers(worker);
@@ -123,7 +128,7 @@ async function readThroughSaverReader(files: File[]): Promise<({ sha: string } |
         const opened = await browserFileReader.open!(f, f.size);
         const parts: Uint8Array<ArrayBuffer>[] = [];
         const buf = new Uint8Array(1 << 20);
-        for (let n; (n = await opened.readInto(buf)) > 0; ) parts.push(buf.slice(0, n));
+        for (let n; (n = await opened.readInto(buf)) > 0;) parts.push(buf.slice(0, n));
         await opened.close();
         return { sha: hex(await crypto.subtle.digest('SHA-256', await new Blob(parts).arrayBuffer())) };
       } catch (e) {
@@ -157,7 +162,13 @@ async function listTwice(path: string[], together: boolean, sharedLimit?: number
     const lists = together ? await Promise.all([list(), list()]) : [await list(), await list()];
     const view = (entries: Awaited<ReturnType<typeof list>>) =>
       entries
-        .map((e) => ({ name: e.node.name, type: e.node.type, size: e.size, mtime: e.node.mtime?.toString(), ref: e.ref instanceof File ? 'file' : e.ref instanceof FileSystemFileHandle ? 'handle' : 'dir' }))
+        .map((e) => ({
+          name: e.node.name,
+          type: e.node.type,
+          size: e.size,
+          mtime: e.node.mtime?.toString(),
+          ref: e.ref instanceof File ? 'file' : e.ref instanceof FileSystemFileHandle ? 'handle' : 'dir',
+        }))
         .sort((a, b) => (a.name < b.name ? -1 : 1));
     return { calls, errors, lists: lists.map(view) };
   } finally {
@@ -165,7 +176,23 @@ async function listTwice(path: string[], together: boolean, sharedLimit?: number
   }
 }
 
-const harness = { engine, spawnThroughHost, readThroughSaverReader, listTwice, proxy: Comlink.proxy, opfsDir, digestOpfs, exportOpfs, removeOpfs, writeSeeded, filesOf, putPendingPack, pendingPacks, startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind), swReady };
+const harness = {
+  engine,
+  spawnThroughHost,
+  readThroughSaverReader,
+  listTwice,
+  proxy: Comlink.proxy,
+  opfsDir,
+  digestOpfs,
+  exportOpfs,
+  removeOpfs,
+  writeSeeded,
+  filesOf,
+  putPendingPack,
+  pendingPacks,
+  startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind),
+  swReady,
+};
 declare global {
   interface Window {
     harness: typeof harness;

@@ -26,7 +26,11 @@ if (!fs.existsSync(folder)) throw new Error('usage: measure-backup.mjs <folder> 
 
 const PORT = 4179;
 const MiB = 1 << 20;
-const server = spawn('npx', ['vite', 'preview', '--config', 'test/e2e/harness/vite.config.ts', '--port', String(PORT), '--strictPort'], { cwd: repoRoot, stdio: 'ignore', detached: true });
+const server = spawn('npx', ['vite', 'preview', '--config', 'test/e2e/harness/vite.config.ts', '--port', String(PORT), '--strictPort'], {
+  cwd: repoRoot,
+  stdio: 'ignore',
+  detached: true,
+});
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-measure-profile-'));
 
 function kindOf(cmd) {
@@ -87,7 +91,15 @@ try {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const show = (label) => console.log(label, JSON.stringify(Object.fromEntries(Object.entries(sample()).map(([k, v]) => [k, Math.round(v / MiB)]))));
@@ -100,13 +112,29 @@ try {
   let loc = { kind: 'opfs', name: 'measure' };
   if (repoKind === 's3') {
     const env = JSON.parse(fs.readFileSync(opt('--s3-env'), 'utf8'));
-    loc = { kind: 's3', endpoint: env.endpoint, region: env.region, bucket: env.bucket, prefix: `measure-${Date.now()}`, pathStyle: true, auth: { type: 'keys', accessKeyId: env.accessKeyId, secretAccessKey: env.secretAccessKey } };
+    loc = {
+      kind: 's3',
+      endpoint: env.endpoint,
+      region: env.region,
+      bucket: env.bucket,
+      prefix: `measure-${Date.now()}`,
+      pathStyle: true,
+      auth: { type: 'keys', accessKeyId: env.accessKeyId, secretAccessKey: env.secretAccessKey },
+    };
   }
-  const tune = { workers, jobsPerWorker: opt('--jobs') ? Number(opt('--jobs')) : undefined, packSize: opt('--pack-mib') ? Number(opt('--pack-mib')) * MiB : undefined, sha256: opt('--sha256') };
-  await page.evaluate(async ({ loc, tune }) => {
-    await window.harness.engine.tune(tune);
-    await window.harness.engine.createRepository(loc, 'measure');
-  }, { loc, tune });
+  const tune = {
+    workers,
+    jobsPerWorker: opt('--jobs') ? Number(opt('--jobs')) : undefined,
+    packSize: opt('--pack-mib') ? Number(opt('--pack-mib')) * MiB : undefined,
+    sha256: opt('--sha256'),
+  };
+  await page.evaluate(
+    async ({ loc, tune }) => {
+      await window.harness.engine.tune(tune);
+      await window.harness.engine.createRepository(loc, 'measure');
+    },
+    { loc, tune },
+  );
   const baseline = sample();
   console.log('idle RSS MiB', Object.fromEntries(Object.entries(baseline).map(([k, v]) => [k, Math.round(v / MiB)])));
   for (let run = 1; run <= runs; run++) {
@@ -120,7 +148,13 @@ try {
     const r = await page.evaluate(async () => {
       const files = [...document.getElementById('pick').files];
       const res = await window.harness.engine.backup({ source: { kind: 'files', files, relativePaths: files.map((f) => f.webkitRelativePath) } });
-      return { filesRead: res.filesRead, bytes: res.summary.totalBytesProcessed, added: res.summary.dataAdded, durationMs: res.durationMs, stats: await window.harness.engine.stats() };
+      return {
+        filesRead: res.filesRead,
+        bytes: res.summary.totalBytesProcessed,
+        added: res.summary.dataAdded,
+        durationMs: res.durationMs,
+        stats: await window.harness.engine.stats(),
+      };
     });
     const wall = (Date.now() - t0) / 1000;
     const cpu = cpuSeconds() - c0;

@@ -27,7 +27,15 @@ export interface EngineS3 {
   server: S3Server;
   prefix: string;
   /** The engine's RepoLocation for this prefix (keys auth). */
-  location: { kind: 's3'; endpoint: string; region: string; bucket: string; prefix: string; pathStyle: boolean; auth: { type: 'keys'; accessKeyId: string; secretAccessKey: string } };
+  location: {
+    kind: 's3';
+    endpoint: string;
+    region: string;
+    bucket: string;
+    prefix: string;
+    pathStyle: boolean;
+    auth: { type: 'keys'; accessKeyId: string; secretAccessKey: string };
+  };
   /** restic's repository string and environment. */
   repository: string;
   resticEnv(password: string): Record<string, string>;
@@ -48,9 +56,24 @@ export const test = base.extend<{ s3: EngineS3 }, { s3server: S3Server }>({
     await use({
       server: s,
       prefix,
-      location: { kind: 's3', endpoint: s.endpoint, region: s.region, bucket: BUCKET, prefix, pathStyle: true, auth: { type: 'keys', accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } },
+      location: {
+        kind: 's3',
+        endpoint: s.endpoint,
+        region: s.region,
+        bucket: BUCKET,
+        prefix,
+        pathStyle: true,
+        auth: { type: 'keys', accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
+      },
       repository: `s3:${s.endpoint}/${BUCKET}/${prefix}`,
-      resticEnv: (password) => ({ ...process.env, RESTIC_PASSWORD: password, AWS_ACCESS_KEY_ID: s.accessKeyId, AWS_SECRET_ACCESS_KEY: s.secretAccessKey, AWS_DEFAULT_REGION: s.region }) as Record<string, string>,
+      resticEnv: (password) =>
+        ({
+          ...process.env,
+          RESTIC_PASSWORD: password,
+          AWS_ACCESS_KEY_ID: s.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: s.secretAccessKey,
+          AWS_DEFAULT_REGION: s.region,
+        }) as Record<string, string>,
     });
     await emptyBucket(s, BUCKET, prefix + '/');
   },
