@@ -29,7 +29,7 @@ export function contentDisposition(filename: string): string {
 /**
  * Chunks handed on to the browser are garbage here, and this worker allocates next to nothing
  * else, so V8 left them for long: every 8 MiB, one large ArrayBuffer that is never written
- * makes it collect (as core/util/garbage.ts does for the engine's threads; sw/ stands alone).
+ * makes it collect (as core/memory/garbage.ts does for the engine's threads; sw/ stands alone).
  */
 let handed = 0;
 // eslint-disable-next-line @typescript-eslint/no-unused-vars -- written, never read: that is the point

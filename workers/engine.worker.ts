@@ -12,7 +12,7 @@ import { rememberView } from './cache/last-view';
 import { EngineFault, guarded } from './errors';
 import { initWasm } from './wasm';
 import { warmUp } from './warmup';
-import { collectSoon } from '../core/util/garbage';
+import { collectSoon } from '../core/memory/garbage';
 import * as browse from './engine/browse';
 import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
 import type { Session } from './engine/session';

@@ -34,7 +34,7 @@ self.onmessage = async (e) => {
   const t = performance.now();
   for (let i = 0; i < Math.ceil((mib << 20) / size); i++) {
     await ops[op](data);
-    // What core/util/garbage.ts does: an untouched large buffer makes V8 collect.
+    // What core/memory/garbage.ts does: an untouched large buffer makes V8 collect.
     if (nudge && (made += size) >= nudge) { made = 0; self.x = new ArrayBuffer(64 << 20); self.x = undefined; }
   }
   self.postMessage({ ms: performance.now() - t });

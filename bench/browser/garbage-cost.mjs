@@ -1,4 +1,4 @@
-// How much memory WebCrypto's garbage takes, and what core/util/garbage.ts's nudges do to it: a
+// How much memory WebCrypto's garbage takes, and what core/memory/garbage.ts's nudges do to it: a
 // worker encrypts 1.5 GB with AES-CTR in 128 KiB pieces (as the savers do), once for each
 // setting, and the renderer's PSS is sampled every 50 ms. A setting is the MiB of output
 // between nudges (0: none). Linux only.

@@ -5,7 +5,7 @@
 // OPFS or in the local radosgw; restores go into an OPFS folder.
 import * as Comlink from 'comlink';
 import type { EngineApi, RepoLocation } from '../../workers/api';
-import { smallGarbageMade } from '../../core/util/garbage';
+import { smallGarbageMade } from '../../core/memory/garbage';
 import { servedFileList } from '../../workers/source/file-server';
 import { hostWorkers } from '../../workers/client/worker-host';
 

@@ -10,7 +10,7 @@ import { CairnError } from '../../core/errors';
 import { GoTime } from '../../core/data/go-time';
 import { goFileModeFromUnix, nodeTypeFromGoFileMode, RESTIC_MODE_MASK } from '../../core/data/file-mode';
 import type { FileContentReader, SourceEntry, SourceFS } from '../../core/archiver/source';
-import { mapLimit } from '../../core/util/concurrency';
+import { mapLimit } from '../../core/concurrency/concurrency';
 
 const PIECE = 1 << 20;
 

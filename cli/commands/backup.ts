@@ -4,7 +4,7 @@ import { CairnError } from '../../core/errors';
 import { backup } from '../../core/archiver/archiver';
 import { GoTime } from '../../core/data/go-time';
 import { formatBytes, formatDuration } from '../../core/progress';
-import { matchAny, parsePattern } from '../../core/util/pattern';
+import { matchAny, parsePattern } from '../../core/filter/pattern';
 import type { FlagSpecs } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { localOwner } from '../global';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { CairnError } from '../../core/errors';
 import { findSnapshot } from '../../core/repository/snapshots';
 import { restore } from '../../core/restorer';
-import { parsePattern } from '../../core/util/pattern';
+import { parsePattern } from '../../core/filter/pattern';
 import { lookupPath, splitPath } from '../../core/walker';
 import type { FlagSpecs } from '../args';
 import { openRepository, withLock, type Context } from '../context';

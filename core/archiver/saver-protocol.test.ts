@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { threadPool, type SaverThread, type ToSaver } from './saver-protocol';
 import type { FileSaved } from './file-saver';
-import { GARBAGE_PER_NUDGE, garbageSinceNudge, unseenGarbageMade } from '../util/garbage';
+import { GARBAGE_PER_NUDGE, garbageSinceNudge, unseenGarbageMade } from '../memory/garbage';
 
 const MiB = 1 << 20;
 const tick = () => new Promise<void>((r) => setImmediate(r));

@@ -5,12 +5,12 @@
 // more than saving it. A saver keeps a queue of jobs and saves `parallel` files at once, so
 // one file's read or claim round trip overlaps another's hashing.
 
-import { FILE_GARBAGE, smallGarbageMade } from '../util/garbage';
+import { FILE_GARBAGE, smallGarbageMade } from '../memory/garbage';
 import { CairnError, deserializeError, serializeError, type SerializedError } from '../errors';
 import type { IndexPack } from '../index/index-file';
 import type { PackerManager } from '../repository/packer-manager';
 import { isSmallJob, type FileJob, type FileSaved, type FileSaver } from './file-saver';
-import { macrotask } from '../util/concurrency';
+import { macrotask } from '../concurrency/concurrency';
 import type { FileSaverPool, PoolHooks } from './pool';
 
 export interface JobResult {

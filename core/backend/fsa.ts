@@ -18,7 +18,7 @@ import {
 } from './backend';
 import { DATA_SUBDIRS, TYPE_DIRS, isListableName, pathSegments, tempName } from './local-layout';
 import { checkLoadOptions, resolveRange } from './range';
-import { garbageMade } from '../util/garbage';
+import { garbageMade } from '../memory/garbage';
 
 export interface FsaBackendOptions {
   /** Requests handled well at once (default 4). */

@@ -7,7 +7,7 @@ import { listSnapshots } from '../repository/snapshots';
 import { readPackHeader, expectedPackSize } from '../pack/reader';
 import type { PackedBlob } from '../pack/header';
 import { loadTree } from '../walker';
-import { mapLimit } from '../util/concurrency';
+import { mapLimit } from '../concurrency/concurrency';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { memoryLoader } from './memory-loader';
 

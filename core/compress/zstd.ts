@@ -6,7 +6,7 @@
 // frame can make it malloc garbage sizes. Here every size is checked and contexts are reused.
 
 import { CairnError } from '../errors';
-import { garbageMade } from '../util/garbage';
+import { garbageMade } from '../memory/garbage';
 
 /** klauspost's SpeedDefault, which restic's "auto" mode uses, is roughly zstd level 3. */
 export const ZSTD_DEFAULT_LEVEL = 3;

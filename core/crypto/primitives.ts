@@ -3,7 +3,7 @@
 // node:crypto versions (cli/adapters/node-primitives.ts) because Node's WebCrypto AES-CTR
 // runs at a quarter of node:crypto's speed here (277 vs 1024 MiB/s, 4 MiB buffers).
 
-import { garbageMade } from '../util/garbage';
+import { garbageMade } from '../memory/garbage';
 
 export interface Primitives {
   sha256(data: Uint8Array): Promise<Uint8Array>;

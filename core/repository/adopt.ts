@@ -9,7 +9,7 @@ import { preparing, type Saver } from '../backend/backend';
 import type { ID } from '../id';
 import type { IndexPack } from '../index/index-file';
 import { readPackHeader } from '../pack/reader';
-import { mapLimit } from '../util/concurrency';
+import { mapLimit } from '../concurrency/concurrency';
 import type { Repository } from './repository';
 
 /**

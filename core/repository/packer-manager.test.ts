@@ -9,7 +9,7 @@ import { Key } from '../crypto/keys';
 import { hashID } from '../id';
 import type { IndexPack } from '../index/index-file';
 import { readPackHeader } from '../pack/reader';
-import { deferred } from '../util/concurrency';
+import { deferred } from '../concurrency/concurrency';
 import { PackerManager } from './packer-manager';
 
 const key = new Key(seededBytes(1, 32), seededBytes(2, 16), seededBytes(3, 16));

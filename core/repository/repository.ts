@@ -16,7 +16,7 @@ import { addKey, DEFAULT_KDF, searchKey, type KdfParams, type KeyOwner } from '.
 import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON } from './unpacked';
 import type { Pol } from '../chunker/polynomial';
 import type { CompressionMode } from './blob-codec';
-import { mapLimit } from '../util/concurrency';
+import { mapLimit } from '../concurrency/concurrency';
 import type { BlobCache } from './blob-cache';
 
 export type UnpackedType = Exclude<FileType, 'data' | 'keys' | 'config'>;

@@ -5,7 +5,7 @@
 import { CairnError } from '../errors';
 import { decodeSnapshot, type Snapshot } from '../data/snapshot';
 import type { ID } from '../id';
-import { mapLimit } from '../util/concurrency';
+import { mapLimit } from '../concurrency/concurrency';
 import type { Repository } from './repository';
 
 export interface SnapshotEntry {

@@ -10,7 +10,7 @@ import { deserializeError, serializeError, throwIfAborted } from '../errors';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { decodeBlob, plainLength } from '../repository/blob-codec';
 import { crc32 } from './crc32';
-import { smallGarbageMade } from '../util/garbage';
+import { smallGarbageMade } from '../memory/garbage';
 import type { PackDecoder } from './restorer';
 import type { DecodedRef, DecodeInit, FromDecoder, ToDecoder } from './decode-messages';
 

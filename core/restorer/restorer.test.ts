@@ -10,7 +10,7 @@ import { Repository } from '../repository/repository';
 import { backup } from '../archiver/archiver';
 import { inProcessPool } from '../archiver/pool';
 import { lookupPath } from '../walker';
-import { parsePattern } from '../util/pattern';
+import { parsePattern } from '../filter/pattern';
 import { DECODE_GROUP_BYTES, restore, type PackDecoder, type RestoreOptions } from './restorer';
 import { decodeBlob as decodeOne } from '../repository/blob-codec';
 import { PackerManager } from '../repository/packer-manager';

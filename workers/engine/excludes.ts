@@ -1,7 +1,7 @@
-// restic exclude patterns (core/util/pattern.ts) over the browser source's paths
+// restic exclude patterns (core/filter/pattern.ts) over the browser source's paths
 // ("/<picked folder>/sub/file"), as `restic backup --exclude` applies them.
 
-import { matchAny, parsePattern } from '../../core/util/pattern';
+import { matchAny, parsePattern } from '../../core/filter/pattern';
 
 export function excludeMatcher(patterns: string[]): ((path: string) => boolean) | undefined {
   const parsed = patterns

@@ -7,7 +7,7 @@ import { decodeTree, type Tree } from '../../core/data';
 import type { ID } from '../../core/id';
 import type { Repository } from '../../core/repository/repository';
 import { loadSnapshot, type SnapshotEntry } from '../../core/repository/snapshots';
-import { mapLimit } from '../../core/util/concurrency';
+import { mapLimit } from '../../core/concurrency/concurrency';
 import { CairnError } from '../../core/errors';
 import type { RepoInfo, RepoLocation } from '../api';
 import type { CachedBackend } from '../cache/cached-backend';

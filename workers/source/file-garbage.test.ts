@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { filesMade, FILE_WEIGHT } from './file-garbage';
-import { GARBAGE_PER_NUDGE, garbageMade, garbageSinceNudge, unseenGarbageMade } from '../../core/util/garbage';
+import { GARBAGE_PER_NUDGE, garbageMade, garbageSinceNudge, unseenGarbageMade } from '../../core/memory/garbage';
 
 describe('garbage hint', () => {
   it('counts the bytes made (buffers of 32 KiB or more) and starts over after each nudge', () => {

@@ -9,9 +9,9 @@
 // renderer at 12 s, 72 and 14 MiB once collected; 616 → 379 MiB in the browser process.
 //
 // So code that makes many Files tells this module, which counts each as FILE_WEIGHT bytes of
-// garbage (../../core/util/garbage.ts): a collection is asked for every ~2000 Files.
+// garbage (../../core/memory/garbage.ts): a collection is asked for every ~2000 Files.
 
-import { unseenGarbageMade } from '../../core/util/garbage';
+import { unseenGarbageMade } from '../../core/memory/garbage';
 
 /** What a File is counted as: ~12 KiB in the renderer and ~6 KiB in the browser process. */
 export const FILE_WEIGHT = 4 << 10;

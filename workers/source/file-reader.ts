@@ -16,10 +16,10 @@
 
 import { CairnError } from '../../core/errors';
 import type { FileContentReader, FileRef, OpenedFile } from '../../core/archiver/source';
-import { macrotask } from '../../core/util/concurrency';
+import { macrotask } from '../../core/concurrency/concurrency';
 import { isServedRef } from './file-server';
 import { filesMade } from './file-garbage';
-import { garbageMade } from '../../core/util/garbage';
+import { garbageMade } from '../../core/memory/garbage';
 
 function readError(ref: FileRef, e: unknown): CairnError {
   const name = (e as Error)?.name;

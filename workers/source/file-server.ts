@@ -27,11 +27,11 @@
 // the saver asks over its end (fileClient). Files are asked for by their index in the list.
 
 import { abortError, CairnError } from '../../core/errors';
-import { macrotask } from '../../core/util/concurrency';
+import { macrotask } from '../../core/concurrency/concurrency';
 import type { BackupSource } from '../api';
 import type { ListMetadata } from './file-list-source';
 import { filesMade } from './file-garbage';
-import { collectSoon } from '../../core/util/garbage';
+import { collectSoon } from '../../core/memory/garbage';
 
 /** A file of the page's list, by its index there: what a served list's entries hold as their ref. */
 export interface ServedFileRef {

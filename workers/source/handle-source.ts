@@ -13,7 +13,7 @@
 
 import { CairnError } from '../../core/errors';
 import type { SourceEntry, SourceFS } from '../../core/archiver/source';
-import { mapLimit } from '../../core/util/concurrency';
+import { mapLimit } from '../../core/concurrency/concurrency';
 import { dirEntry, fileEntry, pathOps } from './metadata';
 import { filesMade } from './file-garbage';
 

@@ -22,7 +22,7 @@ import { md5 } from './md5';
 import { fetchError, responseError, type RequestContext } from './s3-errors';
 import type { S3Method, UrlSigner } from './url-signer';
 import { parseListObjectsV2 } from './xml';
-import { garbageMade } from '../../util/garbage';
+import { garbageMade } from '../../memory/garbage';
 
 export interface S3BackendOptions {
   signer: UrlSigner;

@@ -1,0 +1,3 @@
+// Bounded concurrency (STYLE.md convention 3): mapLimit instead of an unbounded Promise.all over
+// a directory or a list of packs, deferred promises, and a macrotask hop.
+export { mapLimit, deferred, macrotask } from './concurrency';
