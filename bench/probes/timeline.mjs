@@ -2,12 +2,12 @@
 // file-saver workers at once (V8's CPU profiler over CDP; savers from when they appear) and
 // prints each one's busy milliseconds per time bin on a common clock, with its top functions.
 //
-//   node bench/browser/timeline.mjs [dataset dir] [seconds, default 4] [bin ms, default 250]
+//   node bench/probes/timeline.mjs [dataset dir] [seconds, default 4] [bin ms, default 250]
 //
 // TIMELINE_SOURCE=opfs: backs up a copy of the dataset in OPFS through its directory handle
 // (the folder-picker path) instead of the webkitdirectory list.
 import path from 'node:path';
-import { openBenchPage } from './build.mjs';
+import { openBenchPage } from '../browser/build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));

@@ -4,7 +4,7 @@
 // the storage and network services). Not a test; the numbers go into reports.
 //
 //   npx vite build --config test/e2e/harness/vite.config.ts
-//   node test/e2e/harness/measure-backup.mjs <folder> [--workers N] [--repo opfs|s3 --s3-env env.json] [--runs 2]
+//   node bench/probes/harness-backup-memory.mjs <folder> [--workers N] [--repo opfs|s3 --s3-env env.json] [--runs 2]
 //
 // The folder is handed over as <input webkitdirectory> files (Playwright setInputFiles).
 
@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const args = process.argv.slice(2);
 const folder = path.resolve(args[0] ?? '');
 const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);

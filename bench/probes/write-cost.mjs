@@ -3,7 +3,7 @@
 // the browser process and of the renderers from /proc. A persistent profile, as a user's: in
 // an incognito one OPFS lives in memory and costs far more. Linux only.
 //
-//   node bench/browser/write-cost.mjs
+//   node bench/probes/write-cost.mjs
 import { chromiumCpuSeconds, workerPage } from '../lib/chromium.mjs';
 const W = `
 self.onmessage = async (e) => {

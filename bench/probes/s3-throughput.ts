@@ -2,14 +2,14 @@
 // (with SHA-256 name check and Content-MD5) and GETs of random packs, one at a time and with
 // several in flight. Not a test; numbers for the report and for tuning `connections`.
 //
-//   npx tsx test/s3/throughput.ts [--env D/env.json] [--count 50] [--mib 4] [--concurrency 1,5]
+//   npx tsx bench/probes/s3-throughput.ts [--env D/env.json] [--count 50] [--mib 4] [--concurrency 1,5]
 // Without --env (or CAIRN_S3_ENV) it starts and stops its own cluster.
 
 import { randomFillSync } from 'node:crypto';
 import { S3Backend, md5 } from '../../core/backend/s3';
 import { hashID } from '../../core/id';
 import type { Handle } from '../../core/backend/backend';
-import { emptyBucket, serverSigner, startS3 } from '../helpers/s3-server';
+import { emptyBucket, serverSigner, startS3 } from '../../test/helpers/s3-server';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, def: string) => {

@@ -8,7 +8,7 @@
 //   groups   the page makes one Blob of each 64 Files and posts those; the worker reads them
 //   each     the page posts the Files; the worker reads each File alone
 //
-//   node bench/browser/small-read-cost.mjs [folder] [method,…]
+//   node bench/probes/small-read-cost.mjs [folder] [method,…]
 import fs from 'node:fs';
 import { chromiumCpuSeconds, serve } from '../lib/chromium.mjs';
 const W = `

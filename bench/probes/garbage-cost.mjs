@@ -3,7 +3,7 @@
 // setting, and the renderer's PSS is sampled every 50 ms. A setting is the MiB of output
 // between nudges (0: none). Linux only.
 //
-//   node bench/browser/garbage-cost.mjs [settings, e.g. 0,8,0,8]
+//   node bench/probes/garbage-cost.mjs [settings, e.g. 0,8,0,8]
 import fs from 'node:fs';
 import { workerPage } from '../lib/chromium.mjs';
 const W = `

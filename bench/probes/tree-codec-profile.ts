@@ -1,7 +1,7 @@
 // Profiling harness for core/data's tree codec (the numbers to quote come from
 // bench/micro/tree-codec.ts). Encodes freshly built typical nodes and decodes the result in
 // a loop, long enough for a CPU profile:
-//   npx esbuild test/scratch/treeprof.ts --bundle --platform=node --format=esm --outfile=/tmp/treeprof.mjs
+//   npx esbuild bench/probes/tree-codec-profile.ts --bundle --platform=node --format=esm --outfile=/tmp/treeprof.mjs
 //   node --cpu-prof /tmp/treeprof.mjs [encode|decode] [rounds]
 import { decodeTree, encodeTree, GoTime, type Node } from '../../core/data';
 

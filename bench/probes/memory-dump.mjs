@@ -4,8 +4,8 @@
 // process's allocators (MiB): partition_alloc/array_buffer (ArrayBuffers: pack and job
 // buffers), malloc, v8 (JS heaps; v8/workers for the workers), blink_gc.
 //
-//   node bench/browser/memory-dump.mjs [dataset dir] [seconds,…]
-//   e.g. node bench/browser/memory-dump.mjs bench/data/s1/d2-small 10,40
+//   node bench/probes/memory-dump.mjs [dataset dir] [seconds,…]
+//   e.g. node bench/probes/memory-dump.mjs bench/data/s1/d2-small 10,40
 //   MEMDUMP_GC=1 also collects garbage in every page and worker and dumps again (what is live).
 //   MEMDUMP_GC_EACH=1 collects in one page or worker at a time and dumps after each (whose garbage it was).
 //   MEMDUMP_AFTER=1 dumps once more when the backup is over, before and after collecting.
@@ -15,7 +15,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { openBenchPage, s3LocationFromEnv } from './build.mjs';
+import { openBenchPage, s3LocationFromEnv } from '../browser/build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));

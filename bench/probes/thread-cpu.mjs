@@ -3,11 +3,11 @@
 // profile's processes before and after the operation, and prints the CPU seconds by process
 // type and thread name. Linux only.
 //
-//   node bench/browser/thread-cpu.mjs [dataset dir] [restore|zip|backup|unchanged]
+//   node bench/probes/thread-cpu.mjs [dataset dir] [restore|zip|backup|unchanged]
 //   THREAD_CPU_BY_TID=1: a row per thread instead of per thread name
 import fs from 'node:fs';
 import path from 'node:path';
-import { openBenchPage } from './build.mjs';
+import { openBenchPage } from '../browser/build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));

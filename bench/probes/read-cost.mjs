@@ -3,7 +3,7 @@
 // browser process and of the renderers is taken from /proc around each pass. Linux only.
 // Warm the page cache first (e.g. `cat` the files), or the first pass also waits on the disk.
 //
-//   node bench/browser/read-cost.mjs [folder]
+//   node bench/probes/read-cost.mjs [folder]
 import { chromiumCpuSeconds, launchChromium, serve } from '../lib/chromium.mjs';
 const W = `
 const PIECE = 1 << 20;

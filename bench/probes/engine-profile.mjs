@@ -3,7 +3,7 @@
 // profiler on the engine worker (CDP Profiler), and prints the functions by self time and by
 // inclusive time (builtins are charged to the JS that called them).
 //
-//   node bench/browser/engine-profile.mjs [dataset dir] [zip|restore|backup|unchanged] [profile.json]
+//   node bench/probes/engine-profile.mjs [dataset dir] [zip|restore|backup|unchanged] [profile.json]
 //
 // PROFILE_EVAL_BEFORE / PROFILE_EVAL: an expression evaluated in the engine worker before the
 // operation / printed after it (e.g. counters a temporary instrumentation keeps on globalThis).
@@ -12,7 +12,7 @@
 // took included): the functions by bytes of JS heap they allocated during the operation.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openBenchPage } from './build.mjs';
+import { openBenchPage } from '../browser/build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d2-small'));

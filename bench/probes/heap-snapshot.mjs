@@ -3,12 +3,12 @@
 // Chromium and prints each large node (ArrayBuffer backing stores, WebAssembly memories) with
 // the first few links of its retainer chain. Found the second pack buffer in each saver.
 //
-//   node bench/browser/heap-snapshot.mjs [dataset dir] [seconds]
+//   node bench/probes/heap-snapshot.mjs [dataset dir] [seconds]
 //   SNAPSHOT_RESTORE=1: during a restore of the backed-up snapshot into OPFS instead
 //   SNAPSHOT_SUMMARY=n: also each worker's n largest groups of objects (by constructor)
 //   SNAPSHOT_PAGE=1: the page's own heap too
 import path from 'node:path';
-import { openBenchPage } from './build.mjs';
+import { openBenchPage } from '../browser/build.mjs';
 import { ROOT } from '../lib/config.mjs';
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d1-mixed'));
 const at = Number(process.argv[3] ?? 6);

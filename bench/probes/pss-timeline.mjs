@@ -3,14 +3,14 @@
 // the largest renderer's PSS (smaps_rollup) every second, and prints the series with what the
 // restore's progress said then. Shows when the peak comes, not just how high. Linux only.
 //
-//   node bench/browser/pss-timeline.mjs [dataset dir] [every s, default 1]
+//   node bench/probes/pss-timeline.mjs [dataset dir] [every s, default 1]
 //   PSS_ZIP=1: during a ZIP download instead; PSS_BACKUP=1: during the backup itself.
 //   PSS_IDLE=s: first samples that many seconds after the backup with nothing running.
 //   PSS_HEAP=1: also each worker's JS heap, used/committed MiB (CDP Runtime.getHeapUsage).
 //   PSS_S3=1: the repository in the radosgw of CAIRN_S3_ENV (scripts/s3/start.sh) instead of OPFS.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openBenchPage, s3LocationFromEnv } from './build.mjs';
+import { openBenchPage, s3LocationFromEnv } from '../browser/build.mjs';
 import { ROOT } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d2-small'));

@@ -4,7 +4,7 @@
 // file. A persistent profile, as a user's. Linux only. Restoring D1's 5200 files spent more
 // CPU in the browser process than in the worker that decrypts them.
 //
-//   node bench/browser/file-cost.mjs [files] [bytes per file] [in flight]
+//   node bench/probes/file-cost.mjs [files] [bytes per file] [in flight]
 import { chromiumCpuSeconds, workerPage } from '../lib/chromium.mjs';
 
 const [files = 5000, size = 4096, inFlight = 32] = process.argv.slice(2).map(Number);

@@ -11,7 +11,7 @@
 // pages back either: 128 KiB pieces went from 687 to 302 MB/s with the same 261–266k faults
 // per GiB, and 1 MiB pieces stayed at 650 MB/s and 792k (2026-12-03, one run each).
 //
-//   node bench/browser/fault-cost.mjs [op:bytes[:nudge bytes] …]
+//   node bench/probes/fault-cost.mjs [op:bytes[:nudge bytes] …]
 //   ops: digest, aes, aes-transfer (the output moved with ArrayBuffer.transfer()), aes-free, alloc (new Uint8Array, touched), blob-read
 import fs from 'node:fs';
 import { threadCpuDelta, threadCpuSeconds, workerPage } from '../lib/chromium.mjs';

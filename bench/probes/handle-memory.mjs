@@ -4,7 +4,7 @@
 // worker allocates large ArrayBuffers it never touches, which V8 counts as external memory:
 // past its limit that brings about a full collection. Linux only.
 //
-//   node bench/browser/handle-memory.mjs [files per round] [rounds]
+//   node bench/probes/handle-memory.mjs [files per round] [rounds]
 //   NUDGES=n NUDGE_MIB=m: n buffers of m MiB at once (default: 8 of 64 MiB, 20 ms apart)
 //
 // Seen here (Chromium 156): ~12 KiB in the renderer and ~6 KiB in the browser per file, all
