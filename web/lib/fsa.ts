@@ -5,7 +5,7 @@
 
 import type { BackupSource } from '../../workers/api';
 import { appError } from './messages';
-import { withFileName } from '../../workers/source/file-list-source';
+import { withFileName } from '../../workers/client/relative-path';
 
 export type PickPurpose = CairnPickPurpose;
 

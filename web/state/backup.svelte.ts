@@ -4,7 +4,7 @@
 
 import type { BackupResultView, BackupSource, ProgressSnapshot } from '../../workers/api';
 import * as Comlink from 'comlink';
-import { servedFileList } from '../../workers/source/file-server';
+import { servedFileList } from '../../workers/client/file-server';
 import { engine, progressListener } from '../lib/engine';
 import { describeError, isCode, type Described } from '../lib/messages';
 

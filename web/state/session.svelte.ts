@@ -11,6 +11,9 @@ import { decryptSecret, encryptSecret } from '../lib/secrets';
 import { defaultLabel, toEngine, toStored } from '../lib/locations';
 import { network } from './network.svelte';
 import { remembered } from './remembered.svelte';
+import { snapshots } from './snapshots.svelte';
+import { tree } from './tree.svelte';
+import { diff, search, versions } from './explore.svelte';
 
 export interface UnlockRequest {
   /** A remembered entry to unlock (its stored location), or a new location typed in. */
@@ -30,6 +33,15 @@ export interface UnlockRequest {
 }
 
 export const LAST_REPO_PREF = 'lastRepo';
+
+/** What was shown of a repository: nothing of it outlives the session. */
+function forgetShown(): void {
+  snapshots.clear();
+  tree.clear();
+  search.results.clear();
+  versions.results.clear();
+  diff.results.clear();
+}
 
 class RepoSession {
   #info = $state.raw<RepoInfo | undefined>();
@@ -121,6 +133,7 @@ class RepoSession {
     this.#info = undefined;
     this.#location = undefined;
     this.#entry = undefined;
+    forgetShown();
     await engine().closeRepository();
   }
 
@@ -141,6 +154,7 @@ class RepoSession {
     this.#location = location;
     this.#entry = entry;
     this.#info = info;
+    void snapshots.load();
     performance.mark('cairn:unlocked');
     void setPref(LAST_REPO_PREF, entry?.id ?? null);
     writeBootHint(entry);
