@@ -78,7 +78,8 @@ class Block {
     this.b.fill(0x20, 148, 156);
     let sum = 0;
     for (const x of this.b) sum += x;
-    this.str(148, 7, sum.toString(8).padStart(6, '0'));
+    this.str(148, 6, sum.toString(8).padStart(6, '0'));
+    this.b[154] = 0;
     this.b[155] = 0x20;
     return this.b;
   }
