@@ -44,6 +44,10 @@ export function groupSnapshots(list: SnapshotEntry[], by: string): { groups: Map
   }
   const groups = new Map<string, { key: GroupKey; list: SnapshotEntry[] }>();
   for (const e of list) {
+    // restic sorts the snapshot's own paths (and its tags when grouping by them) in place,
+    // so they are printed sorted too.
+    e.snapshot.paths.sort();
+    if (opt.tags) e.snapshot.tags?.sort();
     const key: GroupKey = {
       hostname: opt.host ? (e.snapshot.hostname ?? '') : '',
       paths: opt.paths ? [...e.snapshot.paths].sort() : null,
