@@ -86,7 +86,10 @@ function zshSpecs(flags: FlagSpecs): string[] {
 export function zshCompletion(commands: Registry): string {
   const entries = Object.entries(commands).sort(([a], [b]) => (a < b ? -1 : 1));
   const list = [...entries.map(([n, c]) => `'${n}:${zshQuote(c.summary)}'`), `'help:Help about any command'`, `'version:Print version information'`];
-  const cases = entries.map(([n, c]) => `    ${n})\n      _arguments -s \\\n        ${[...zshSpecs(c.flags), ...zshSpecs(GLOBAL_FLAGS), "'*:file:_files'"].join(' \\\n        ')}\n      ;;`);
+  const cases = entries.map(
+    ([n, c]) =>
+      `    ${n})\n      _arguments -s \\\n        ${[...zshSpecs(c.flags), ...zshSpecs(GLOBAL_FLAGS), "'*:file:_files'"].join(' \\\n        ')}\n      ;;`,
+  );
   return `#compdef cairn
 # zsh completion for cairn. Put this file in a directory on $fpath as _cairn.
 
@@ -121,7 +124,11 @@ fi
 }
 
 /** roff-escaped text: backslashes, and a leading dot or quote that would start a request. */
-const roff = (s: string) => s.replace(/\\/g, '\\e').replace(/-/g, '\\-').replace(/^([.'])/gm, '\\&$1');
+const roff = (s: string) =>
+  s
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .replace(/^([.'])/gm, '\\&$1');
 
 function manFlags(flags: FlagSpecs): string {
   return Object.entries(flags)

@@ -34,7 +34,8 @@ function parts(s: string): Parts | undefined {
   m = new RegExp(`^(\\d{2})\\.(\\d{2})\\.(\\d{4})${clock}$`).exec(s);
   if (m) return { y: +m[3]!, mo: +m[2]!, d: +m[1]!, h: +(m[4] ?? 0), mi: +(m[5] ?? 0), s: +(m[6] ?? 0), offset: zone(m[7], m[8]) };
   m = /^[A-Z][a-z]{2} ([A-Z][a-z]{2}) (\d{1,2}) (\d{2}):(\d{2}):(\d{2}) ([+-]\d{4}) [A-Z]{3,5} (\d{4})$/.exec(s);
-  if (m && MONTHS.includes(m[1]!)) return { y: +m[7]!, mo: MONTHS.indexOf(m[1]!) + 1, d: +m[2]!, h: +m[3]!, mi: +m[4]!, s: +m[5]!, offset: zone(m[6], undefined) };
+  if (m && MONTHS.includes(m[1]!))
+    return { y: +m[7]!, mo: MONTHS.indexOf(m[1]!) + 1, d: +m[2]!, h: +m[3]!, mi: +m[4]!, s: +m[5]!, offset: zone(m[6], undefined) };
   return undefined;
 }
 

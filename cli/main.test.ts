@@ -43,15 +43,17 @@ describe('cairn main', () => {
     for (const c of ['find', 'diff', 'dump', 'tag', 'generate', 'stats']) expect(o.out).toContain(`  ${c} `);
   });
 
-  it.each(['find', 'diff', 'dump', 'tag', 'snapshots', 'ls', 'stats', 'cat', 'generate', 'backup', 'restore'])('%s --help and help %s exit 0 with its flags', async (cmd) => {
-    const a = capture();
-    expect(await main([cmd, '--help'], {}, a)).toBe(0);
-    expect(a.out).toContain(`Usage:\n  cairn ${cmd} `);
-    expect(a.out).toMatch(/Flags:\n[\s\S]*-h, --help +help for /);
-    expect(a.out).toContain('Global Flags:');
-    const b = capture();
-    expect(await main(['help', cmd], {}, b)).toBe(0);
-    expect(b.out).toBe(a.out);
-  });
+  it.each(['find', 'diff', 'dump', 'tag', 'snapshots', 'ls', 'stats', 'cat', 'generate', 'backup', 'restore'])(
+    '%s --help and help %s exit 0 with its flags',
+    async (cmd) => {
+      const a = capture();
+      expect(await main([cmd, '--help'], {}, a)).toBe(0);
+      expect(a.out).toContain(`Usage:\n  cairn ${cmd} `);
+      expect(a.out).toMatch(/Flags:\n[\s\S]*-h, --help +help for /);
+      expect(a.out).toContain('Global Flags:');
+      const b = capture();
+      expect(await main(['help', cmd], {}, b)).toBe(0);
+      expect(b.out).toBe(a.out);
+    },
+  );
 });
-

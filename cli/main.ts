@@ -37,7 +37,24 @@ export interface Command {
   run(ctx: Context): Promise<number>;
 }
 
-export const COMMANDS: Record<string, Command> = { init, backup, snapshots, ls, restore, cat, check, stats, key, unlock, list, find, diff, dump, tag, generate };
+export const COMMANDS: Record<string, Command> = {
+  init,
+  backup,
+  snapshots,
+  ls,
+  restore,
+  cat,
+  check,
+  stats,
+  key,
+  unlock,
+  list,
+  find,
+  diff,
+  dump,
+  tag,
+  generate,
+};
 
 export const VERSION = '0.1.0';
 

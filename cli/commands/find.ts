@@ -55,8 +55,6 @@ interface PatternSearch {
   newest?: number;
 }
 
-const components = (p: string, lower: boolean) => (lower ? p.toLowerCase() : p).split('/').filter(Boolean);
-
 /** restic Finder.findInSnapshot: every node whose path a pattern matches, within the mtime bounds. */
 async function findInSnapshot(repo: Repository, sn: SnapshotEntry, q: PatternSearch, out: FindOutput, signal: AbortSignal): Promise<void> {
   const matched = (path: string[]) => q.patterns.some((p) => matchPattern(p, q.ignoreCase ? path.map((c) => c.toLowerCase()) : path));

@@ -45,7 +45,10 @@ export const flags: FlagSpecs = {
   reverse: { type: 'bool', help: 'reverse sorted output' },
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host, when snapshot ID "latest" is given (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist, when snapshot ID "latest" is given (can be specified multiple times)' },
-  path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path, when snapshot ID "latest" is given (can be specified multiple times)' },
+  path: {
+    type: 'strings',
+    help: 'only consider snapshots which include this (absolute) path, when snapshot ID "latest" is given (can be specified multiple times)',
+  },
 };
 
 /** restic 0.18 lsNodeOutput: size for files only, permissions always, inode when set. */
@@ -100,7 +103,11 @@ export function sortEntries(list: Entry[], mode: string, reverse: boolean): Entr
     ctime: (a, b) => a.node.ctime.compare(b.node.ctime),
     extension: (a, b) => cmpStr(ext(a.path), ext(b.path)),
   };
-  if (!(mode in key)) throw new CairnError('USAGE', `invalid argument "${mode}" for "-s, --sort" flag: invalid sort mode "${mode}", must be one of (name|size|time=mtime|atime|ctime|extension)`);
+  if (!(mode in key))
+    throw new CairnError(
+      'USAGE',
+      `invalid argument "${mode}" for "-s, --sort" flag: invalid sort mode "${mode}", must be one of (name|size|time=mtime|atime|ctime|extension)`,
+    );
   const by = key[mode];
   const out = by ? [...list].sort((a, b) => by(a, b) || cmpStr(a.path, b.path)) : [...list];
   return reverse ? out.reverse() : out;
@@ -137,9 +144,14 @@ export async function run(ctx: Context): Promise<number> {
         if (ctx.g.json) ctx.out.stdout(nodeJSON(e.path, e.node) + '\n');
         else ctx.out.stdout(formatNode(e.path, e.node, f.long === true) + '\n');
       };
-      if (ctx.g.json) ctx.out.stdout(goStringify({ ...(snapshotJSON(sn.id, sn.snapshot) as Record<string, never>), message_type: 'snapshot', struct_type: 'snapshot' }) + '\n');
+      if (ctx.g.json)
+        ctx.out.stdout(
+          goStringify({ ...(snapshotJSON(sn.id, sn.snapshot) as Record<string, never>), message_type: 'snapshot', struct_type: 'snapshot' }) + '\n',
+        );
       else if (!ctx.g.quiet)
-        ctx.out.stdout(`snapshot ${sn.id.slice(0, 8)} of [${sn.snapshot.paths.join(' ')}] filtered by [${dirs.join(' ')}] at ${goTimeString(sn.snapshot.time)}):\n`);
+        ctx.out.stdout(
+          `snapshot ${sn.id.slice(0, 8)} of [${sn.snapshot.paths.join(' ')}] filtered by [${dirs.join(' ')}] at ${goTimeString(sn.snapshot.time)}):\n`,
+        );
       const enter = (p: string) => (withinDir(p) && recursive) || approaching(p);
       for await (const { path, node } of walk(repo, sn.tree, { signal: ctx.signal, anyName: true, enter: (it) => enter('/' + it.path.join('/')) })) {
         const p = '/' + path.join('/');

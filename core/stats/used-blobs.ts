@@ -12,7 +12,12 @@ export interface UsedBlobs {
   data: Set<ID>;
 }
 
-export async function collectUsedBlobs(repo: Repository, roots: ID[], used: UsedBlobs = { trees: new Set(), data: new Set() }, signal?: AbortSignal): Promise<UsedBlobs> {
+export async function collectUsedBlobs(
+  repo: Repository,
+  roots: ID[],
+  used: UsedBlobs = { trees: new Set(), data: new Set() },
+  signal?: AbortSignal,
+): Promise<UsedBlobs> {
   const pending = [...roots];
   while (pending.length > 0) {
     const id = pending.pop()!;

@@ -20,7 +20,7 @@ function bytes(cmd: string, args: string[]): Buffer {
   try {
     return execFileSync(cmd, args, { env: { ...process.env, RESTIC_PASSWORD: 'test-password', TZ: 'UTC' }, maxBuffer: 1 << 28 });
   } catch (e) {
-    throw new Error(`${cmd} ${args.join(' ')}: ${(e as { stderr?: Buffer }).stderr?.toString()}`);
+    throw new Error(`${cmd} ${args.join(' ')}: ${(e as { stderr?: Buffer }).stderr?.toString()}`, { cause: e });
   }
 }
 
@@ -84,7 +84,14 @@ print(json.dumps([[i.filename,i.external_attr>>16,hashlib.sha256(z.read(i)).hexd
       { name: 'a/b', type: 'file', data: 'slash' },
       { name: 'lnk', type: 'symlink', target: '/etc' },
       { name: 'lnk', type: 'dir', children: [{ name: 'planted', type: 'file', data: 'p' }] },
-      { name: 'ok', type: 'dir', children: [{ name: '..', type: 'dir', children: [{ name: 'x', type: 'file', data: 'x' }] }, { name: 'fine', type: 'file', data: 'f' }] },
+      {
+        name: 'ok',
+        type: 'dir',
+        children: [
+          { name: '..', type: 'dir', children: [{ name: 'x', type: 'file', data: 'x' }] },
+          { name: 'fine', type: 'file', data: 'f' },
+        ],
+      },
     ]);
     const tar = join(dir, 'hostile.tar');
     const res = await cairn(['-r', hostile, 'dump', '--target', tar, 'latest', '/']);
@@ -111,8 +118,14 @@ describe('tag', () => {
 
   it.each([
     [['--add', 'new,other'], []],
-    [['--remove', 't1'], ['--host', 'h1']],
-    [['--set', 'only'], ['--tag', 'shared']],
+    [
+      ['--remove', 't1'],
+      ['--host', 'h1'],
+    ],
+    [
+      ['--set', 'only'],
+      ['--tag', 'shared'],
+    ],
     [['--add', 'x', '--remove', 'shared'], ['ID0']],
   ])('%j %j rewrites the snapshots as restic does (same tags, original set)', async (change, select) => {
     const a = join(dir, `r-${change.join('')}`);
@@ -127,7 +140,7 @@ describe('tag', () => {
       (JSON.parse((await ok(restic(['-r', r, 'snapshots', '--json']))).stdout) as Record<string, unknown>[]).map(({ id: _i, short_id: _s, ...rest }) => rest);
     expect(await list(b)).toEqual(await list(a));
     expect((await readdir(join(b, 'snapshots'))).length).toBe(2);
-    expect((await readdir(join(b, 'locks')))).toEqual([]);
+    expect(await readdir(join(b, 'locks'))).toEqual([]);
     await ok(restic(['-r', b, 'check']));
   });
 
