@@ -27,7 +27,8 @@ export async function openRepository(ctx: Context, opts: { silent?: boolean } = 
   const repo = await Repository.open(backend, password, { keyHint: ctx.g.keyHint, signal: ctx.signal });
   repo.compression = ctx.g.compression;
   repo.packSize = ctx.g.packSize;
-  if (!ctx.g.quiet && !ctx.g.json && !opts.silent) {
+  // restic prints this only when stdout is a terminal, so piped output stays the command's own.
+  if (!ctx.g.quiet && !ctx.g.json && !opts.silent && process.stdout.isTTY === true) {
     ctx.out.stdout(`repository ${repo.config.id.slice(0, 8)} opened (repository version ${repo.version}) successfully, password is correct\n`);
   }
   return { repo, spec };

@@ -22,39 +22,41 @@ import * as key from './commands/key';
 import * as unlock from './commands/unlock';
 import * as list from './commands/list';
 import type { Context } from './context';
+import { commandHelp, rootHelp } from './help';
+import * as find from './commands/find';
+import * as diff from './commands/diff';
+import * as dump from './commands/dump';
+import * as tag from './commands/tag';
+import * as generate from './commands/generate';
 
-interface Command {
+export interface Command {
   summary: string;
   flags: FlagSpecs;
+  usage?: string;
+  description?: string;
   run(ctx: Context): Promise<number>;
 }
 
-const COMMANDS: Record<string, Command> = { init, backup, snapshots, ls, restore, cat, check, stats, key, unlock, list };
+export const COMMANDS: Record<string, Command> = {
+  init,
+  backup,
+  snapshots,
+  ls,
+  restore,
+  cat,
+  check,
+  stats,
+  key,
+  unlock,
+  list,
+  find,
+  diff,
+  dump,
+  tag,
+  generate,
+};
 
 export const VERSION = '0.1.0';
-
-function help(): string {
-  const names = Object.keys(COMMANDS).sort();
-  return (
-    'cairn — restic-compatible encrypted backups\n\nUsage:\n  cairn [command]\n\nAvailable Commands:\n' +
-    names.map((n) => `  ${n.padEnd(12)}${COMMANDS[n]!.summary}`).join('\n') +
-    '\n  version     Print version information\n\nGlobal Flags:\n' +
-    Object.entries(GLOBAL_FLAGS)
-      .map(([n, s]) => `  ${s.short ? `-${s.short}, ` : '    '}--${n.padEnd(20)}${s.help ?? ''}`)
-      .join('\n') +
-    '\n\nEnvironment: RESTIC_REPOSITORY, RESTIC_REPOSITORY_FILE, RESTIC_PASSWORD, RESTIC_PASSWORD_FILE,\nRESTIC_PASSWORD_COMMAND, RESTIC_KEY_HINT, RESTIC_COMPRESSION, RESTIC_PACK_SIZE, AWS_ACCESS_KEY_ID,\nAWS_SECRET_ACCESS_KEY, AWS_DEFAULT_REGION, AWS_SESSION_TOKEN\n'
-  );
-}
-
-function commandHelp(name: string, c: Command): string {
-  return (
-    `${c.summary}\n\nUsage:\n  cairn ${name} [flags]\n\nFlags:\n` +
-    Object.entries(c.flags)
-      .map(([n, s]) => `  ${s.short ? `-${s.short}, ` : '    '}--${n.padEnd(20)}${s.help ?? ''}`)
-      .join('\n') +
-    '\n'
-  );
-}
 
 /** Index of the command word: the first argument that is neither a flag nor a global flag's value. */
 function commandIndex(argv: string[]): number {
@@ -83,9 +85,12 @@ function commandIndex(argv: string[]): number {
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: Out = processOut): Promise<number> {
   const at = commandIndex(argv);
   const name = at >= 0 ? argv[at] : undefined;
+  // restic (cobra): no command, `help`, `help <command>` and a bare --help print help, exit 0.
   if (!name || name === 'help') {
-    out.stdout(help());
-    return name ? 0 : 1;
+    const topic = name ? argv[at + 1] : undefined;
+    const c = topic ? COMMANDS[topic] : undefined;
+    out.stdout(c ? commandHelp(topic!, c) : rootHelp(COMMANDS));
+    return 0;
   }
   if (name === 'version') {
     out.stdout(`cairn ${VERSION} (restic repository format v1/v2) on node ${process.version}\n`);
