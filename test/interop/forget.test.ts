@@ -320,6 +320,17 @@ describe('cairn forget', () => {
     expect([pruned.code, pruned.stderr]).toEqual([1, 'USAGE: forget --prune: prune is not available yet\n']);
   });
 
+  it('refuses an empty policy; --unsafe-allow-remove-all removes what a filter selects (restic 0.18)', async () => {
+    const empty = await cairn(['-r', repo, 'forget']);
+    expect([empty.code, empty.stderr]).toEqual([1, 'BAD_POLICY: no policy was specified, no snapshots will be removed\n']);
+    const unfiltered = await cairn(['-r', repo, 'forget', '--unsafe-allow-remove-all']);
+    expect(unfiltered.stderr).toBe('BAD_POLICY: --unsafe-allow-remove-all is not allowed unless a snapshot filter option is specified\n');
+    const gamma = entries.filter((e) => e.snapshot.hostname === 'gamma').map((e) => e.id.slice(0, 8));
+    const all = await ok(cairn(['-r', repo, 'forget', '--dry-run', '--unsafe-allow-remove-all', '--host', 'gamma']));
+    expect(all.stdout).toMatch(new RegExp(`^Applying Policy: remove\nremove ${gamma.length} snapshots:\n`));
+    expect(all.stdout).toContain(`Would have removed the following snapshots:\n{${gamma.sort().join(' ')}}\n\n`);
+  });
+
   it('refuses while another process holds a lock, naming it', async () => {
     const copy = join(dir, 'locked');
     await cp(repo, copy, { recursive: true });
