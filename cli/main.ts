@@ -21,6 +21,7 @@ import * as stats from './commands/stats';
 import * as key from './commands/key';
 import * as unlock from './commands/unlock';
 import * as list from './commands/list';
+import * as forget from './commands/forget';
 import type { Context } from './context';
 import { commandHelp, rootHelp } from './help';
 import * as find from './commands/find';
@@ -54,6 +55,7 @@ export const COMMANDS: Record<string, Command> = {
   dump,
   tag,
   generate,
+  forget,
 };
 
 export const VERSION = '0.1.0';

@@ -53,23 +53,31 @@ export async function listSnapshots(repo: Repository, opts: { signal?: AbortSign
 export function matches(sn: Snapshot, f: SnapshotFilter): boolean {
   if (f.hosts?.length && !f.hosts.includes(sn.hostname ?? '')) return false;
   if (f.paths?.length && !f.paths.every((p) => sn.paths.includes(p))) return false;
-  if (f.tags?.length) {
-    const have = new Set(sn.tags ?? []);
-    if (!f.tags.some((group) => hasTags(have, group))) return false;
-  }
+  if (
+    f.tags?.length &&
+    !f.tags.some((group) =>
+      hasTags(
+        sn.tags,
+        group.split(',').map((t) => t.trim()),
+      ),
+    )
+  )
+    return false;
   return true;
 }
 
 /**
- * restic's splitTagList + Snapshot.HasTags (internal/restic/tag_list.go, snapshot.go). Fix:
- * we dropped empty tags and did not trim, so `--tag ''` matched every snapshot (restic: only
- * untagged ones) and `--tag 'a, b'` looked for " b".
+ * restic's Snapshot.HasTags (internal/restic/snapshot.go), for a list split by splitTagList
+ * (comma-separated, each tag trimmed): every tag present, in order, except that an empty tag
+ * reached first matches a snapshot without tags — so [''] matches only untagged snapshots.
+ * Fix: we dropped empty tags and did not trim, so `--tag ''` matched every snapshot and
+ * `--tag 'a, b'` looked for " b".
  */
-function hasTags(have: ReadonlySet<string>, group: string): boolean {
-  for (const raw of group.split(',')) {
-    const tag = raw.trim();
-    if (tag === '' && have.size === 0) return true;
-    if (!have.has(tag)) return false;
+export function hasTags(tags: readonly string[] | undefined, list: readonly string[]): boolean {
+  const have = tags ?? [];
+  for (const tag of list) {
+    if (tag === '' && have.length === 0) return true;
+    if (!have.includes(tag)) return false;
   }
   return true;
 }

@@ -49,6 +49,11 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   SNAPSHOT_NOT_FOUND: ['Snapshot not found', 'That snapshot is not in this repository (it may have been removed).'],
   AMBIGUOUS_ID: ['Ambiguous snapshot ID', 'More than one snapshot starts with those characters. Use more of the ID.'],
   LOCKED: ['Repository in use', 'Another device, tab or restic process is working on this repository right now. Try again when it has finished.'],
+  BAD_POLICY: ['Invalid retention policy', 'A keep rule is not valid, or no rule is set (which would remove every snapshot). Check the rules and try again.'],
+  FORGET_REFUSED: [
+    'Nothing would be kept',
+    'The rules would remove every snapshot of a group (a mistyped tag, say), so nothing was removed. Add a rule that keeps something of that group.',
+  ],
   NOT_FOUND: ['Not found', 'A file the repository needs is missing.'],
   ALREADY_EXISTS: ['Already exists', 'Something with that name already exists.'],
   BACKEND_IO: ['Storage error', 'Reading or writing the storage failed. Trying again often helps.'],
