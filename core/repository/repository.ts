@@ -33,6 +33,12 @@ export interface OpenOptions {
   signal?: AbortSignal;
 }
 
+/** One index file as loaded: the numbers (in `Repository.index`) of the packs it lists, and its blob count. */
+export interface IndexFileInfo {
+  packs: number[];
+  blobs: number;
+}
+
 export interface RepositoryOptions {
   compression?: CompressionMode;
   packSize?: number;
@@ -49,6 +55,7 @@ export class Repository {
   /** Sealed blobs kept outside the backend (the app's offline tree cache); see blob-cache.ts. */
   blobCache: BlobCache | undefined;
   #indexLoaded = false;
+  readonly #indexFiles = new Map<ID, IndexFileInfo>();
   #indexLoading: Promise<void> | undefined;
   /**
    * Sealed tree blobs read ahead with a sibling: a tree miss reads every tree of its pack in
@@ -162,10 +169,34 @@ export class Repository {
     let done = 0;
     await mapLimit(ids, 8, async (id) => {
       const packs = decodeIndex(await this.loadJSON('index', id, opts.signal), id);
-      for (const p of packs) this.index.addPack(p.id, p.blobs);
+      const numbers: number[] = [];
+      let blobs = 0;
+      for (const p of packs) {
+        // A pack listed by two files (an interrupted index rewrite) is the same pack: once.
+        numbers.push(this.index.packNumber(p.id) ?? this.index.addPack(p.id, p.blobs));
+        blobs += p.blobs.length;
+      }
+      this.#indexFiles.set(id, { packs: numbers, blobs });
       opts.onFile?.(++done, ids.length);
     });
     this.#indexLoaded = true;
+  }
+
+  /** What each index file loaded by `loadIndex` lists (prune rewrites the index file by file). */
+  get indexFiles(): ReadonlyMap<ID, IndexFileInfo> {
+    return this.#indexFiles;
+  }
+
+  /**
+   * Forgets the loaded index and everything read ahead through it; the next `loadIndex` reads
+   * the files again (prune: after taking its lock, and after rewriting the index).
+   */
+  dropIndex(): void {
+    this.index.clear();
+    this.#indexFiles.clear();
+    this.#indexLoaded = false;
+    this.#treesAhead.clear();
+    this.#treesAheadBytes = 0;
   }
 
   /** Writes one index file listing `packs` (already stored) and adds them to the master index. */

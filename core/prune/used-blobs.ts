@@ -1,0 +1,126 @@
+// The blobs the remaining snapshots use (restic data.FindUsedBlobs into an index-associated
+// set): one byte per master-index entry, set at the entry `findEntry` gives for the blob, so
+// a repository of a million blobs needs a megabyte here instead of a set of a million
+// 64-character strings. Marking a tree is also what makes the walk visit each tree once,
+// across all snapshots.
+
+import { CairnError, throwIfAborted } from '../errors';
+import type { ID } from '../id';
+import type { MasterIndex } from '../index/master-index';
+import type { BlobType } from '../pack/header';
+import type { Repository } from '../repository/repository';
+import { loadTree } from '../walker';
+
+/** How many missing blobs an error names (the count is always exact). */
+const NAMED_MISSING = 20;
+
+export class UsedBlobs {
+  readonly index: MasterIndex;
+  /** 1 at the canonical entry of every used blob (MasterIndex.canonicalEntry). */
+  readonly marks: Uint8Array;
+  #count = 0;
+  readonly missing: { type: BlobType; id: ID }[] = [];
+  missingCount = 0;
+
+  constructor(index: MasterIndex) {
+    this.index = index;
+    this.marks = new Uint8Array(index.size);
+  }
+
+  /** Used blobs marked so far. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Marks a blob used. False when it already was, or when no index lists it (then it counts as missing). */
+  add(type: BlobType, id: ID): boolean {
+    const e = this.index.findEntry(type, id);
+    if (e < 0) {
+      if (this.missingCount++ < NAMED_MISSING) this.missing.push({ type, id });
+      return false;
+    }
+    if (this.marks[e]) return false;
+    this.marks[e] = 1;
+    this.#count++;
+    return true;
+  }
+
+  has(type: BlobType, id: ID): boolean {
+    const e = this.index.findEntry(type, id);
+    return e >= 0 && this.marks[e] === 1;
+  }
+
+  /** Refuses to go on when a used blob is in no index (restic's "index is not complete"). */
+  throwIfMissing(): void {
+    if (this.missingCount === 0) return;
+    const named = this.missing.map((m) => `${m.type}/${m.id.slice(0, 8)}`).join(', ');
+    const more = this.missingCount > this.missing.length ? ` and ${this.missingCount - this.missing.length} more` : '';
+    throw new CairnError(
+      'BLOB_NOT_FOUND',
+      `${this.missingCount} used blobs are not in the index (${named}${more}): data seems to be missing; prune will not start, to prevent (additional) data loss — run check`,
+      { detail: { missing: this.missing.map((m) => m.id), count: this.missingCount } },
+    );
+  }
+}
+
+export interface FindUsedOptions {
+  signal?: AbortSignal;
+  /** Trees loaded at once (each a request unless its pack was read ahead). */
+  concurrency?: number;
+  /** After each snapshot's trees are all walked. */
+  onSnapshot?: (done: number, total: number) => void;
+}
+
+/**
+ * Marks every tree and data blob reachable from the snapshots' root trees. Each tree is read
+ * once, even when many snapshots share it; a tree no index lists is recorded as missing (see
+ * `throwIfMissing`) and not read.
+ */
+export async function findUsedBlobs(repo: Repository, roots: readonly ID[], used: UsedBlobs, opts: FindUsedOptions = {}): Promise<void> {
+  for (let i = 0; i < roots.length; i++) {
+    throwIfAborted(opts.signal);
+    if (used.add('tree', roots[i]!)) await walkTrees(repo, roots[i]!, used, opts);
+    opts.onSnapshot?.(i + 1, roots.length);
+  }
+}
+
+/**
+ * Every tree below one (already marked) tree, `concurrency` loads in flight. The queue is a
+ * stack (depth first): it holds the pending siblings along one path, not a whole level.
+ */
+async function walkTrees(repo: Repository, root: ID, used: UsedBlobs, opts: FindUsedOptions): Promise<void> {
+  const queue: ID[] = [root];
+  const limit = Math.max(1, opts.concurrency ?? 8);
+  let running = 0;
+  let failure: unknown;
+  await new Promise<void>((resolve) => {
+    const pump = () => {
+      while (failure === undefined && running < limit && queue.length > 0) {
+        const id = queue.pop()!;
+        running++;
+        visit(id).then(
+          () => {
+            running--;
+            pump();
+          },
+          (e: unknown) => {
+            running--;
+            failure ??= e;
+            pump();
+          },
+        );
+      }
+      if (running === 0 && (queue.length === 0 || failure !== undefined)) resolve();
+    };
+    const visit = async (id: ID) => {
+      throwIfAborted(opts.signal);
+      const tree = await loadTree(repo, id, opts.signal);
+      for (const node of tree.nodes) {
+        if (node.type === 'file') for (const b of node.content ?? []) used.add('data', b);
+        else if (node.type === 'dir' && node.subtree && used.add('tree', node.subtree)) queue.push(node.subtree);
+      }
+    };
+    pump();
+  });
+  if (failure !== undefined) throw failure;
+}
