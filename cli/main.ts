@@ -21,6 +21,7 @@ import * as stats from './commands/stats';
 import * as key from './commands/key';
 import * as unlock from './commands/unlock';
 import * as list from './commands/list';
+import * as prune from './commands/prune';
 import type { Context } from './context';
 
 interface Command {
@@ -29,7 +30,7 @@ interface Command {
   run(ctx: Context): Promise<number>;
 }
 
-const COMMANDS: Record<string, Command> = { init, backup, snapshots, ls, restore, cat, check, stats, key, unlock, list };
+const COMMANDS: Record<string, Command> = { init, backup, snapshots, ls, restore, cat, check, stats, key, unlock, list, prune };
 
 export const VERSION = '0.1.0';
 
