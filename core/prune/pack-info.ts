@@ -7,7 +7,7 @@
 import { CairnError } from '../errors';
 import type { MasterIndex } from '../index/master-index';
 import { EXTENSION } from '../crypto/seal';
-import { entrySize } from '../pack/header';
+import { COMPRESSED_ENTRY, PLAIN_ENTRY } from '../pack/header';
 import type { PruneStats } from './stats';
 
 /** What a pack holds: data blobs, tree blobs, both, or (no blobs at all) nothing yet. */
@@ -59,7 +59,7 @@ export function packInfoFromIndex(index: MasterIndex, used: Uint8Array, stats: P
     if (ip.kind === PackKind.Unset) ip.kind = kind;
     else if (ip.kind !== kind) ip.kind = PackKind.Mixed;
     const ulen = index.entryUncompressedLength(e);
-    ip.usedSize += entrySize({ uncompressedLength: ulen });
+    ip.usedSize += ulen > 0 ? COMPRESSED_ENTRY : PLAIN_ENTRY; // its header entry
     const size = index.entryLength(e);
     const count = copies[canonical[e]!]!;
     if (count >= 2) {
