@@ -7,7 +7,11 @@ export type PrunePhase =
 
 export interface PruneProgress {
   phase: PrunePhase;
-  /** Items done and known in this phase: index files, snapshots, snapshots, packs, packs, index files, index files, packs. */
+  /**
+   * Items done and known in this phase: index files loaded, snapshots loaded, snapshots
+   * walked, pack files listed (classify), packs deleted, packs repacked, old index files (the
+   * total while rewriting; deleted ones then), packs deleted.
+   */
   done: number;
   total: number;
   /** Packs downloaded for repacking. */
