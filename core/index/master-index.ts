@@ -6,6 +6,10 @@
 import { fromHex, toHex, type ID } from '../id';
 import type { BlobType, PackedBlob } from '../pack/header';
 
+/** ASCII code → value of a lower-case hex digit, -1 for anything else. */
+const HEX_VALUE = new Int8Array(256).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
+
 export interface BlobLocation {
   type: BlobType;
   id: ID;
@@ -211,6 +215,22 @@ export class MasterIndex {
   /** The entry of a blob (the first of its copies in probe order), or -1. */
   findEntry(type: BlobType, id: ID): number {
     return this.#find(type, id);
+  }
+
+  /**
+   * findEntry for an ID given as 64 lower-case hex characters at `bytes[at…]` (a tree's JSON,
+   * read without making a string of every ID); -1 if absent or not hex.
+   */
+  findEntryHex(type: BlobType, bytes: Uint8Array, at: number): number {
+    if (this.#n === 0) return -1;
+    const id = this.#scratch;
+    for (let i = 0; i < 32; i++) {
+      const hi = HEX_VALUE[bytes[at + 2 * i]!]!,
+        lo = HEX_VALUE[bytes[at + 2 * i + 1]!]!;
+      if ((hi | lo) < 0) return -1;
+      id[i] = (hi << 4) | lo;
+    }
+    return this.#findBytes(id, 0, type === 'tree' ? 1 : 0);
   }
 
   /** The entry `findEntry` gives for entry `e`'s blob: the same number for every copy of it. */

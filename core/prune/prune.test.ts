@@ -115,6 +115,18 @@ describe('prune (engine)', () => {
     expect(plan.stats.blobs).toMatchObject({ used: 6, unused: 0 });
   });
 
+  it('walks a tree its quick reader leaves alone the ordinary way (Go matches "Content" to content)', async () => {
+    const { repo } = await memRepo();
+    const data = await putPack(repo, [{ data: bytes(1, 100) }, { data: bytes(2, 100) }]);
+    const T = '"2024-01-02T03:04:05Z"';
+    const tree = new TextEncoder().encode(
+      `{"nodes":[{"name":"f","type":"file","mode":420,"mtime":${T},"atime":${T},"ctime":${T},"uid":0,"gid":0,"Content":["${data.ids[0]}"]}]}\n`,
+    );
+    const pt = await putPack(repo, [{ type: 'tree', data: tree }]);
+    await putSnapshot(repo, pt.ids[0]!);
+    expect((await planPrune(repo)).stats.blobs).toMatchObject({ used: 2, unused: 1 });
+  });
+
   it('refuses when a used blob is in no index, and changes nothing', async () => {
     const { repo } = await memRepo();
     const tree = fileTree([[await hashID(bytes(9, 10))]]);

@@ -9,7 +9,8 @@ import type { ID } from '../id';
 import type { MasterIndex } from '../index/master-index';
 import type { BlobType } from '../pack/header';
 import type { Repository } from '../repository/repository';
-import { loadTree } from '../walker';
+import { parseTree } from '../walker';
+import { treeRefs } from './tree-refs';
 
 /** How many missing blobs an error names (the count is always exact). */
 const NAMED_MISSING = 20;
@@ -39,6 +40,16 @@ export class UsedBlobs {
       if (this.missingCount++ < NAMED_MISSING) this.missing.push({ type, id });
       return false;
     }
+    if (this.marks[e]) return false;
+    this.marks[e] = 1;
+    this.#count++;
+    return true;
+  }
+
+  /** `add` for an ID given as 64 hex characters at `bytes[at…]` (see MasterIndex.findEntryHex). */
+  addHex(type: BlobType, bytes: Uint8Array, at: number): boolean {
+    const e = this.index.findEntryHex(type, bytes, at);
+    if (e < 0) return this.add(type, asciiID(bytes, at));
     if (this.marks[e]) return false;
     this.marks[e] = 1;
     this.#count++;
@@ -114,8 +125,14 @@ async function walkTrees(repo: Repository, root: ID, used: UsedBlobs, opts: Find
     };
     const visit = async (id: ID) => {
       throwIfAborted(opts.signal);
-      const tree = await loadTree(repo, id, opts.signal);
-      for (const node of tree.nodes) {
+      const bytes = await repo.loadBlob('tree', id, opts.signal);
+      const refs = treeRefs(bytes);
+      if (refs) {
+        for (const at of refs.data) used.addHex('data', bytes, at);
+        for (const at of refs.trees) if (used.addHex('tree', bytes, at)) queue.push(asciiID(bytes, at));
+        return;
+      }
+      for (const node of parseTree(bytes, id).nodes) {
         if (node.type === 'file') for (const b of node.content ?? []) used.add('data', b);
         else if (node.type === 'dir' && node.subtree && used.add('tree', node.subtree)) queue.push(node.subtree);
       }
@@ -123,4 +140,9 @@ async function walkTrees(repo: Repository, root: ID, used: UsedBlobs, opts: Find
     pump();
   });
   if (failure !== undefined) throw failure;
+}
+
+/** The 64 ASCII characters at `bytes[at…]` as an ID string. */
+function asciiID(bytes: Uint8Array, at: number): ID {
+  return String.fromCharCode(...bytes.subarray(at, at + 64));
 }
