@@ -68,6 +68,9 @@ export async function planPrune(repo: Repository, opts: PlanOptions = {}): Promi
   repo.dropIndex();
   await repo.loadIndex({ signal, onFile: (done, total) => reporter.update({ done, total }) });
 
+  // The pack listing (many requests on a bucket) runs while the snapshots are walked.
+  const listing = listPacks(repo, signal);
+  listing.catch(() => {}); // awaited below; a walk that fails first must not leave it unhandled
   const roots = await snapshotTrees(repo, opts, reporter);
   reporter.phase('find-used', roots.length);
   const used = new UsedBlobs(repo.index);
@@ -77,8 +80,7 @@ export async function planPrune(repo: Repository, opts: PlanOptions = {}): Promi
   throwIfAborted(signal);
   const stats = emptyStats();
   const packs = packInfoFromIndex(repo.index, used.marks, stats);
-  const stored: { name: ID; size: number }[] = [];
-  for await (const fi of repo.backend.list('data', { signal })) if (isID(fi.name)) stored.push(fi);
+  const stored = await listing;
   reporter.phase('classify', stored.length);
   const decision = decidePackAction({ packs, packIDs: repo.index.packIDs(), stored, opts, repoVersion: repo.version, packSize }, stats);
   finishStats(stats);
@@ -104,6 +106,12 @@ export async function planPrune(repo: Repository, opts: PlanOptions = {}): Promi
       executed: false,
     },
   };
+}
+
+async function listPacks(repo: Repository, signal?: AbortSignal): Promise<{ name: ID; size: number }[]> {
+  const stored: { name: ID; size: number }[] = [];
+  for await (const fi of repo.backend.list('data', { signal })) if (isID(fi.name)) stored.push(fi);
+  return stored;
 }
 
 /** The root trees of every snapshot not ignored; an unreadable snapshot stops prune (as restic). */

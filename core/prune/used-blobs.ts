@@ -85,31 +85,62 @@ export interface FindUsedOptions {
 /**
  * Marks every tree and data blob reachable from the snapshots' root trees. Each tree is read
  * once, even when many snapshots share it; a tree no index lists is recorded as missing (see
- * `throwIfMissing`) and not read.
+ * `throwIfMissing`) and not read. The trees of all snapshots are walked together, and tree
+ * packs are read ahead meanwhile, so reading them does not wait pack after pack.
  */
 export async function findUsedBlobs(repo: Repository, roots: readonly ID[], used: UsedBlobs, opts: FindUsedOptions = {}): Promise<void> {
-  for (let i = 0; i < roots.length; i++) {
-    throwIfAborted(opts.signal);
-    if (used.add('tree', roots[i]!)) await walkTrees(repo, roots[i]!, used, opts);
-    opts.onSnapshot?.(i + 1, roots.length);
+  const ahead = repo.readTreesAhead({ signal: opts.signal }).catch(() => {});
+  try {
+    await walkTrees(repo, roots, used, opts);
+  } finally {
+    await ahead;
   }
 }
 
 /**
- * Every tree below one (already marked) tree, `concurrency` loads in flight. The queue is a
- * stack (depth first): it holds the pending siblings along one path, not a whole level.
+ * Every tree below the roots, `concurrency` loads in flight. The queue is a stack (depth
+ * first): it holds the pending siblings along the paths being walked, not whole levels. A
+ * snapshot counts as done once the trees first reached through it are all read.
  */
-async function walkTrees(repo: Repository, root: ID, used: UsedBlobs, opts: FindUsedOptions): Promise<void> {
-  const queue: ID[] = [root];
+async function walkTrees(repo: Repository, roots: readonly ID[], used: UsedBlobs, opts: FindUsedOptions): Promise<void> {
+  const queue: { id: ID; root: number }[] = [];
+  const pending = new Array<number>(roots.length).fill(0);
+  let done = 0;
+  const finished = (root: number) => {
+    if (--pending[root]! === 0) opts.onSnapshot?.(++done, roots.length);
+  };
+  roots.forEach((id, root) => {
+    pending[root] = 1;
+    if (used.add('tree', id)) queue.push({ id, root });
+    else finished(root);
+  });
   const limit = Math.max(1, opts.concurrency ?? 8);
   let running = 0;
   let failure: unknown;
+  const visit = async ({ id, root }: { id: ID; root: number }) => {
+    throwIfAborted(opts.signal);
+    const bytes = await repo.loadBlob('tree', id, opts.signal);
+    const refs = treeRefs(bytes);
+    const subtree = (child: ID) => {
+      pending[root]!++;
+      queue.push({ id: child, root });
+    };
+    if (refs) {
+      for (const at of refs.data) used.addHex('data', bytes, at);
+      for (const at of refs.trees) if (used.addHex('tree', bytes, at)) subtree(asciiID(bytes, at));
+    } else {
+      for (const node of parseTree(bytes, id).nodes) {
+        if (node.type === 'file') for (const b of node.content ?? []) used.add('data', b);
+        else if (node.type === 'dir' && node.subtree && used.add('tree', node.subtree)) subtree(node.subtree);
+      }
+    }
+    finished(root);
+  };
   await new Promise<void>((resolve) => {
     const pump = () => {
       while (failure === undefined && running < limit && queue.length > 0) {
-        const id = queue.pop()!;
         running++;
-        visit(id).then(
+        visit(queue.pop()!).then(
           () => {
             running--;
             pump();
@@ -122,20 +153,6 @@ async function walkTrees(repo: Repository, root: ID, used: UsedBlobs, opts: Find
         );
       }
       if (running === 0 && (queue.length === 0 || failure !== undefined)) resolve();
-    };
-    const visit = async (id: ID) => {
-      throwIfAborted(opts.signal);
-      const bytes = await repo.loadBlob('tree', id, opts.signal);
-      const refs = treeRefs(bytes);
-      if (refs) {
-        for (const at of refs.data) used.addHex('data', bytes, at);
-        for (const at of refs.trees) if (used.addHex('tree', bytes, at)) queue.push(asciiID(bytes, at));
-        return;
-      }
-      for (const node of parseTree(bytes, id).nodes) {
-        if (node.type === 'file') for (const b of node.content ?? []) used.add('data', b);
-        else if (node.type === 'dir' && node.subtree && used.add('tree', node.subtree)) queue.push(node.subtree);
-      }
     };
     pump();
   });
