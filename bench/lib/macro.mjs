@@ -16,7 +16,8 @@
 //              Node CLI has no `dump`
 //   check      check --read-data
 //   prune      ten more snapshots after 1 % changes (untimed), then forget --keep-last 3 --prune
-//              (lib/prune.mjs; cairn: restic forgets untimed, `cairn prune` is timed)
+//              (lib/prune.mjs; cairn: restic forgets untimed, `cairn prune` is timed); locally
+//              also every tool on a copy of restic's repository (prune-same)
 // The page cache is dropped before every timed command when allowed, then the tool's own
 // binaries are read back in, so data and repository start cold and the program does not.
 import fs from 'node:fs';
@@ -244,7 +245,7 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
             }
           }
           if (cfg.phases.includes('prune') && filesAfterMod(ds) > 0) {
-            await runPrunePhase({ cfg, ds, dsName, rep, order, state, step, timedOpts, runMod, log });
+            await runPrunePhase({ cfg, target, ds, dsName, rep, order, state, step, timedOpts, runMod, log });
           }
         } finally {
           for (const st of state.values()) await st.repo.remove().catch(() => {});
