@@ -22,6 +22,7 @@ import * as key from './commands/key';
 import * as unlock from './commands/unlock';
 import * as list from './commands/list';
 import * as forget from './commands/forget';
+import * as prune from './commands/prune';
 import type { Context } from './context';
 import { commandHelp, rootHelp } from './help';
 import * as find from './commands/find';
@@ -56,6 +57,7 @@ export const COMMANDS: Record<string, Command> = {
   tag,
   generate,
   forget,
+  prune,
 };
 
 export const VERSION = '0.1.0';

@@ -15,6 +15,9 @@
 //              producer and its pull protocol, without the service worker and the disk); the
 //              Node CLI has no `dump`
 //   check      check --read-data
+//   prune      ten more snapshots after 1 % changes (untimed), then forget --keep-last 3 --prune
+//              (lib/prune.mjs; cairn: restic forgets untimed, `cairn prune` is timed); locally
+//              also every tool on a copy of restic's repository (prune-same)
 // The page cache is dropped before every timed command when allowed, then the tool's own
 // binaries are read back in, so data and repository start cold and the program does not.
 import fs from 'node:fs';
@@ -25,6 +28,7 @@ import { walkFiles } from './datasets.mjs';
 import { dirBytes, waitForQuiet } from './measure.mjs';
 import { deletePrefix, prefixBytes } from './s3.mjs';
 import { warm } from './tools.mjs';
+import { runPrunePhase } from './prune.mjs';
 
 const MOD_SEED = 5000;
 
@@ -239,6 +243,9 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
                 },
               );
             }
+          }
+          if (cfg.phases.includes('prune') && filesAfterMod(ds) > 0) {
+            await runPrunePhase({ cfg, target, ds, dsName, rep, order, state, step, timedOpts, runMod, log });
           }
         } finally {
           for (const st of state.values()) await st.repo.remove().catch(() => {});

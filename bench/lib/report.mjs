@@ -25,6 +25,8 @@ export const PHASE_LABELS = {
   restore: 'restore',
   zip: 'snapshot as ZIP',
   check: 'check --read-data',
+  prune: 'forget --keep-last 3 --prune after 10×1 % (cairn: `cairn prune` after restic forget)',
+  'prune-same': 'the same, both on a copy of restic’s repository',
 };
 
 /** Groups raw rows into cells: { target, dataset, phase, tool, wall, mbps, fps, rss, cpu, bg, repoBytes, … } */

@@ -82,6 +82,12 @@ class CliTool {
     if (r.code !== 0) throw fail(`${this.name} cat config`, r);
     return r;
   }
+  /** `forget --keep-last <keep> --prune`, timed as one command. */
+  async prune(repo, keep, opts) {
+    const r = await this.run(repo, ['forget', '--keep-last', String(keep), '--prune', '-q'], opts);
+    if (r.code !== 0) throw fail(`${this.name} forget --prune`, r);
+    return r;
+  }
   async check(repo, opts) {
     const r = await this.run(repo, ['check', '--read-data', '-q'], opts);
     if (r.code !== 0) throw fail(`${this.name} check --read-data`, r);
@@ -123,6 +129,17 @@ export class CairnNode extends CliTool {
   }
   command() {
     return [process.execPath, [this.cfg.cairn]];
+  }
+  /**
+   * cairn has no `forget` yet: restic forgets (untimed), then `cairn prune` is timed. Switch to
+   * the base class's `forget --keep-last … --prune` once cairn has forget.
+   */
+  async prune(repo, keep, opts) {
+    const f = await timed(this.cfg.restic, ['-r', repo.url, 'forget', '--keep-last', String(keep), '-q'], { env: this.env(repo) });
+    if (f.code !== 0) throw fail('restic forget (for cairn)', f);
+    const r = await this.run(repo, ['prune', '-q'], opts);
+    if (r.code !== 0) throw fail('cairn prune', r);
+    return r;
   }
   /** The CLI has no `dump`. */
   supportsPhase(phase) {
