@@ -16,7 +16,7 @@
 //              Node CLI has no `dump`
 //   check      check --read-data
 //   prune      ten more snapshots after 1 % changes (untimed), then forget --keep-last 3 --prune
-//              (lib/prune.mjs; cairn: restic forgets untimed, `cairn prune` is timed); locally
+//              (lib/prune.mjs); locally
 //              also every tool on a copy of restic's repository (prune-same)
 // The page cache is dropped before every timed command when allowed, then the tool's own
 // binaries are read back in, so data and repository start cold and the program does not.

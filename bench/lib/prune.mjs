@@ -1,7 +1,6 @@
 // The prune phase (issue 34): ten more snapshots, each after a 1 % change of the dataset (the
 // same changes for every tool, untimed backups), then `forget --keep-last 3 --prune`, timed.
-// restic runs exactly that. cairn has no `forget` yet: restic forgets for it, untimed, and
-// `cairn prune` is timed (the table says so). The dataset is put back afterwards.
+// restic and cairn run exactly that. The dataset is put back afterwards.
 //   prune       each tool in its own repository (what its own backups left: cairn's backups
 //               lay packs out differently, so there is not the same work to do)
 //   prune-same  each tool on a copy of restic's repository (local target only): the same work

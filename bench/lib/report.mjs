@@ -25,7 +25,7 @@ export const PHASE_LABELS = {
   restore: 'restore',
   zip: 'snapshot as ZIP',
   check: 'check --read-data',
-  prune: 'forget --keep-last 3 --prune after 10×1 % (cairn: `cairn prune` after restic forget)',
+  prune: 'forget --keep-last 3 --prune after 10×1 %',
   'prune-same': 'the same, both on a copy of restic’s repository',
 };
 

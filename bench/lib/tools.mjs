@@ -130,18 +130,7 @@ export class CairnNode extends CliTool {
   command() {
     return [process.execPath, [this.cfg.cairn]];
   }
-  /**
-   * cairn has no `forget` yet: restic forgets (untimed), then `cairn prune` is timed. Switch to
-   * the base class's `forget --keep-last … --prune` once cairn has forget.
-   */
-  async prune(repo, keep, opts) {
-    const f = await timed(this.cfg.restic, ['-r', repo.url, 'forget', '--keep-last', String(keep), '-q'], { env: this.env(repo) });
-    if (f.code !== 0) throw fail('restic forget (for cairn)', f);
-    const r = await this.run(repo, ['prune', '-q'], opts);
-    if (r.code !== 0) throw fail('cairn prune', r);
-    return r;
-  }
-  /** The CLI has no `dump`. */
+  /** The CLI has no ZIP download (its `dump --archive zip` is not what the zip phase times). */
   supportsPhase(phase) {
     return phase !== 'zip';
   }
