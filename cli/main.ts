@@ -21,6 +21,9 @@ import * as stats from './commands/stats';
 import * as key from './commands/key';
 import * as unlock from './commands/unlock';
 import * as list from './commands/list';
+import * as copy from './commands/copy';
+import * as rewrite from './commands/rewrite';
+import * as repair from './commands/repair';
 import type { Context } from './context';
 
 interface Command {
@@ -29,7 +32,7 @@ interface Command {
   run(ctx: Context): Promise<number>;
 }
 
-const COMMANDS: Record<string, Command> = { init, backup, snapshots, ls, restore, cat, check, stats, key, unlock, list };
+const COMMANDS: Record<string, Command> = { init, backup, snapshots, ls, restore, cat, check, stats, key, unlock, list, copy, rewrite, repair };
 
 export const VERSION = '0.1.0';
 

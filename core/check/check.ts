@@ -10,6 +10,7 @@ import { loadTree } from '../walker';
 import { mapLimit } from '../concurrency/concurrency';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { memoryLoader } from './memory-loader';
+import { selectSubset, type Subset } from './subset';
 
 export interface CheckProblem {
   /** Stable kind for tests and tools. */
@@ -24,6 +25,10 @@ export interface CheckProblem {
 
 export interface CheckOptions {
   readData?: boolean;
+  /** Read only these packs' data (restic --read-data-subset); see subset.ts. */
+  readDataSubset?: Subset;
+  /** For the random subsets (x%, size); Math.random by default. */
+  random?: () => number;
   signal?: AbortSignal;
   onMessage?: (line: string) => void;
   onProgress?: (done: number, total: number, what: string) => void;
@@ -126,26 +131,39 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
     await checkTree(snapshot.tree, '');
   }
 
-  if (opts.readData) {
-    say('read all data');
-    let done = 0;
-    const packs = [...indexed.keys()].filter((p) => stored.has(p));
-    const buffers: Uint8Array[] = [];
-    await mapLimit(packs, 2, async (pack) => {
-      await checkPackData(repo, pack, stored.get(pack)!, indexed.get(pack)!, problem, signal, buffers);
-      opts.onProgress?.(++done, packs.length, 'packs');
-    });
-  }
-
+  if (opts.readData || opts.readDataSubset) await readPacks(repo, indexed, stored, opts, problem);
   return { problems, ok: !problems.some((p) => !p.hint), snapshots: snapshots.length, packs: stored.size };
 }
+
+/** restic Checker.ReadPacks: every indexed pack's bytes, header and blobs (or the chosen subset). */
+async function readPacks(repo: Repository, indexed: Map<ID, PackedBlob[]>, stored: Map<ID, number>, opts: CheckOptions, problem: ProblemSink): Promise<void> {
+  let packs: ID[];
+  if (opts.readDataSubset) {
+    const sizes = new Map([...indexed].map(([id, blobs]) => [id, expectedPackSize(blobs)]));
+    const choice = selectSubset(sizes, opts.readDataSubset, opts.random);
+    opts.onMessage?.(choice.message);
+    packs = choice.packs;
+  } else {
+    opts.onMessage?.('read all data');
+    packs = [...indexed.keys()];
+  }
+  packs = packs.filter((p) => stored.has(p));
+  let done = 0;
+  const buffers: Uint8Array[] = [];
+  await mapLimit(packs, 2, async (pack) => {
+    await checkPackData(repo, pack, stored.get(pack)!, indexed.get(pack)!, problem, opts.signal, buffers);
+    opts.onProgress?.(++done, packs.length, 'packs');
+  });
+}
+
+type ProblemSink = (p: Omit<CheckProblem, 'code'> & { code?: ErrorCode }) => void;
 
 async function checkPackData(
   repo: Repository,
   pack: ID,
   size: number,
   indexBlobs: PackedBlob[],
-  problem: (p: Omit<CheckProblem, 'code'> & { code?: ErrorCode }) => void,
+  problem: ProblemSink,
   signal?: AbortSignal,
   buffers: Uint8Array[] = [],
 ): Promise<void> {
