@@ -129,7 +129,12 @@ describe('repair snapshots', () => {
     expect((await check(reopen(repo), { readData: true })).problems.filter((p) => !p.hint)).toEqual([]);
     const after = await listSnapshots(reopen(repo));
     expect(after.map((e) => e.snapshot.tags)).toEqual([['g0'], ['g1'], ['g2']]); // forgotten: no "repaired" tag
-    expect(after.filter((e) => e.snapshot.original).map((e) => e.snapshot.original).sort()).toEqual([snapshots[1], snapshots[2]].sort());
+    expect(
+      after
+        .filter((e) => e.snapshot.original)
+        .map((e) => e.snapshot.original)
+        .sort(),
+    ).toEqual([snapshots[1], snapshots[2]].sort());
     const r = reopen(repo);
     await r.loadIndex();
     const files = await fileHashes(r, after[2]!.snapshot.tree);

@@ -54,7 +54,10 @@ describe('rewrite', () => {
     const data = await repo.listIDs('data');
     // g1 without two.bin is g0's tree exactly: found in the index, nothing stored.
     expect(data).toEqual(before);
-    const made = await loadSnapshot(repo, ids.find((i) => !snapshots.includes(i))!);
+    const made = await loadSnapshot(
+      repo,
+      ids.find((i) => !snapshots.includes(i))!,
+    );
     expect(made.tags).toEqual(['g1']);
     expect(made.tree).toBe((await loadSnapshot(repo, snapshots[0]!)).tree);
   });
@@ -84,7 +87,9 @@ describe('rewrite', () => {
     const id = await repo.saveJSON('snapshots', encodeSnapshot({ time: GoTime.parse('2024-01-01T00:00:00Z'), tree: treeID, paths: ['/x'] }));
     const fresh = reopen(repo);
     const entry = { id, snapshot: await loadSnapshot(fresh, id) };
-    await expect(rewriteSnapshots(fresh, [entry], { exclude: () => false, printer: quiet })).rejects.toThrow(/unable to rewrite snapshot ID .*cannot encode tree at "\/" without losing information/);
+    await expect(rewriteSnapshots(fresh, [entry], { exclude: () => false, printer: quiet })).rejects.toThrow(
+      /unable to rewrite snapshot ID .*cannot encode tree at "\/" without losing information/,
+    );
     // repair's rewriter allows it (the unknown field is dropped)
     await fresh.loadIndex();
     const rw = new TreeRewriter({ allowUnstableSerialization: true });

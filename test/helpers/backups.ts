@@ -24,7 +24,11 @@ export const text = (s: string) => new TextEncoder().encode(s);
 export const GENERATIONS: MemDir[] = [
   { 'one.txt': { data: text('one\n'.repeat(50)) } },
   { 'one.txt': { data: text('one\n'.repeat(50)) }, 'two.bin': { data: seededBytes('two', 40_000) } },
-  { 'one.txt': { data: text('one\n'.repeat(50)) }, 'two.bin': { data: seededBytes('two', 40_000) }, sub: { 'three.bin': { data: seededBytes('three', 30_000) } } },
+  {
+    'one.txt': { data: text('one\n'.repeat(50)) },
+    'two.bin': { data: seededBytes('two', 40_000) },
+    sub: { 'three.bin': { data: seededBytes('three', 30_000) } },
+  },
 ];
 
 export interface Backups {
