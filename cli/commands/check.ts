@@ -2,6 +2,8 @@ import { check, parseSubset, type CheckProblem, type Subset } from '../../core/c
 import { CairnError } from '../../core/errors';
 import type { FlagSpecs } from '../args';
 import { openRepository, withLock, type Context } from '../context';
+import { nodeDecodePool } from '../pool/decode-pool';
+import os from 'node:os';
 
 export const summary = 'Check the repository for errors';
 
@@ -56,9 +58,19 @@ export async function run(ctx: Context): Promise<number> {
   const { repo } = await openRepository(ctx);
   const say = (s: string) => !ctx.g.json && !ctx.g.quiet && ctx.out.stdout(s + '\n');
   say('create exclusive lock for repository');
+  const readData = ctx.p.flags['read-data'] === true;
+  // Blobs are verified on one thread per core while this one reads and hashes packs.
+  const decoders = readData || subset ? nodeDecodePool() : undefined;
   const result = await withLock(ctx, repo, true, () =>
-    check(repo, { readData: ctx.p.flags['read-data'] === true, readDataSubset: subset, signal: ctx.signal, onMessage: say }),
-  );
+    check(repo, {
+      readData,
+      readDataSubset: subset,
+      decodePack: decoders?.decodePack,
+      readConcurrency: os.availableParallelism() + 2,
+      signal: ctx.signal,
+      onMessage: say,
+    }),
+  ).finally(() => decoders?.close());
   const errors = result.problems.filter((p) => !p.hint);
   const hints = result.problems.filter((p) => p.hint);
   const broken = brokenPacks(errors);

@@ -1,5 +1,6 @@
 import { CairnError } from '../../core/errors';
 import { GoTime } from '../../core/data/go-time';
+import { goQuote } from '../../core/data/go-quote';
 import { Repository } from '../../core/repository/repository';
 import { dryRunBackend } from '../../core/backend/dry-run';
 import { rewriteSnapshots } from '../../core/rewrite';
@@ -65,7 +66,7 @@ export async function run(ctx: Context): Promise<number> {
         forget,
         signal: ctx.signal,
         printer: pr,
-        onExcluded: ctx.g.verbose ? (p) => pr.v(`excluding ${JSON.stringify(p)}`) : undefined,
+        onExcluded: ctx.g.verbose ? (p) => pr.v(`excluding ${goQuote(p)}`) : undefined,
       });
     },
     false,
