@@ -61,6 +61,9 @@ export async function run(ctx: Context): Promise<number> {
   const readData = ctx.p.flags['read-data'] === true;
   // Blobs are verified on one thread per core while this one reads and hashes packs.
   const decoders = readData || subset ? nodeDecodePool() : undefined;
+  // The threads start on first use: an empty request starts them now, so they are up by the
+  // time the structure checks are done and the first pack is read.
+  decoders?.decodePack(repo.key, new Uint8Array(0), [], ctx.signal).catch(() => {});
   const result = await withLock(ctx, repo, true, () =>
     check(repo, {
       readData,
