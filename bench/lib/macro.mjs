@@ -15,6 +15,7 @@
 //              producer and its pull protocol, without the service worker and the disk); the
 //              Node CLI has no `dump`
 //   check      check --read-data
+//   check-subset  check --read-data-subset 10% (a random tenth of the packs, as restic picks them)
 //   prune      ten more snapshots after 1 % changes (untimed), then forget --keep-last 3 --prune
 //              (lib/prune.mjs); locally
 //              also every tool on a copy of restic's repository (prune-same)
@@ -240,6 +241,21 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
                 async (st2) => {
                   const size = await st2.repo.size();
                   return { bytes: size.bytes, files: ds.files, repoBytes: size.bytes };
+                },
+              );
+            }
+          }
+          if (cfg.phases.includes('check-subset')) {
+            for (const tool of order) {
+              if (tool.supportsPhase?.('check-subset') === false) continue;
+              await step(
+                'check-subset',
+                tool,
+                (st2) => tool.checkSubset(st2.repo, timedOpts(tool)),
+                async (st2) => {
+                  const size = await st2.repo.size();
+                  // MB/s over the tenth read (pack sizes vary, so this is approximate).
+                  return { bytes: Math.round(size.bytes / 10), files: 0, repoBytes: size.bytes };
                 },
               );
             }

@@ -93,6 +93,12 @@ class CliTool {
     if (r.code !== 0) throw fail(`${this.name} check --read-data`, r);
     return r;
   }
+  /** A random tenth of the packs (restic picks them anew each run, and so does cairn). */
+  async checkSubset(repo, opts) {
+    const r = await this.run(repo, ['check', '--read-data-subset', '10%', '-q'], opts);
+    if (r.code !== 0) throw fail(`${this.name} check --read-data-subset 10%`, r);
+    return r;
+  }
 }
 
 export class Restic extends CliTool {
