@@ -143,14 +143,25 @@ export class Lock {
     return this.#refreshing;
   }
 
-  async release(): Promise<void> {
+  /**
+   * Removes the lock. With `signal` (an interrupted command's deadline), gives up when it
+   * aborts: a lock left behind goes stale, a command that never ends helps no one.
+   */
+  async release(signal?: AbortSignal): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.#refreshing;
-    await this.#repo.backend.remove({ type: 'locks', name: this.#id }).catch((e) => {
-      if (!isNotFound(e)) throw e;
+    await (signal ? Promise.race([this.#refreshing, aborted(signal)]) : this.#refreshing).catch(() => {});
+    await this.#repo.backend.remove({ type: 'locks', name: this.#id }, { signal }).catch((e) => {
+      if (!isNotFound(e) && !signal?.aborted) throw e;
     });
   }
+}
+
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /**

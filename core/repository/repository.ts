@@ -83,13 +83,14 @@ export class Repository {
   }
 
   static async open(backend: Backend, password: string, opts: OpenOptions = {}): Promise<Repository> {
-    if (!(await exists(backend))) {
+    if (!(await exists(backend, opts.signal))) {
       throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location} (config file not found)`, { op: 'open' });
     }
     const { id, key } = await searchKey(backend, password, opts);
+    const sealed = await backend.load({ type: 'config', name: '' }, { signal: opts.signal });
     let config: Config;
     try {
-      const plain = await open(key, await backend.load({ type: 'config', name: '' }, { signal: opts.signal }));
+      const plain = await open(key, sealed);
       config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG'), 'config', 'BAD_CONFIG'));
     } catch (e) {
       if (e instanceof CairnError && e.code === 'BAD_CONFIG') throw e;
@@ -277,15 +278,15 @@ export class Repository {
 /** Bytes of sealed trees kept from read-ahead. */
 const TREES_AHEAD_BUDGET = 64 << 20;
 
-async function exists(backend: Backend): Promise<boolean> {
+async function exists(backend: Backend, signal?: AbortSignal): Promise<boolean> {
   try {
-    await backend.stat({ type: 'config', name: '' });
+    await backend.stat({ type: 'config', name: '' }, { signal });
     return true;
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
   // A HEAD of a missing object and of a missing bucket look the same (404, no body); a
   // listing tells them apart, so the error can name the real problem (NO_SUCH_BUCKET).
-  for await (const _ of backend.list('keys')) break;
+  for await (const _ of backend.list('keys', { signal })) break;
   return false;
 }
