@@ -49,6 +49,8 @@ export interface FaultProxyOptions {
   /** Share of requests (0…1) that get a fault. */
   rate: number;
   faults?: Fault[];
+  /** Which fault a faulted request gets: a seeded draw (default), or each in turn, so every kind happens in a short run. */
+  order?: 'random' | 'cycle';
   /** Requests never faulted (default: none). */
   spare?: (req: RequestInfo) => boolean;
   /** Trickled bodies arrive in this many pieces, `gapMs` apart (default 8 × 150 ms). */
@@ -57,7 +59,7 @@ export interface FaultProxyOptions {
 
 export interface FaultProxy {
   url: string;
-  counts: Record<Fault | 'forwarded' | 'held', number>;
+  counts: Record<Fault | 'forwarded' | 'held' | 'requests', number>;
   /** From now on, stall every request `match` accepts (until `release()`). */
   hold(match: (req: RequestInfo) => boolean): void;
   release(): void;
@@ -86,10 +88,11 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions): 
   const faults = opts.faults ?? CLASSIC_FAULTS;
   const trickle = opts.trickle ?? { pieces: 8, gapMs: 150 };
   const to = new URL(target);
-  const counts = Object.fromEntries([...ALL_FAULTS, 'forwarded', 'held'].map((k) => [k, 0])) as FaultProxy['counts'];
+  const counts = Object.fromEntries([...ALL_FAULTS, 'forwarded', 'held', 'requests'].map((k) => [k, 0])) as FaultProxy['counts'];
   // A body fault drawn for an answer without a body to break is owed to the next one that has one.
   const owed: Fault[] = [];
   let held: ((req: RequestInfo) => boolean) | undefined;
+  let cycled = 0;
   const sockets = new Set<Socket>();
 
   const server = http.createServer((req, res) => {
@@ -99,9 +102,13 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions): 
       req.resume(); // take the request, answer nothing
       return;
     }
-    const spared = opts.spare?.(info) ?? false;
-    const drawn = rnd() < opts.rate ? faults[Math.floor(rnd() * faults.length)]! : undefined;
-    const fault = spared ? undefined : drawn;
+    counts.requests++;
+    const fault =
+      opts.spare?.(info) || rnd() >= opts.rate
+        ? undefined
+        : opts.order === 'cycle'
+          ? faults[cycled++ % faults.length]!
+          : faults[Math.floor(rnd() * faults.length)]!;
     const status = fault && STATUS[fault];
     if (status) {
       counts[fault]++;
