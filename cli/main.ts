@@ -81,7 +81,7 @@ function commandIndex(argv: string[]): number {
 }
 
 /** How long an interrupted command may take to stop before its locks are removed and the process exits anyway. */
-export const INTERRUPT_GRACE_MS = 1200;
+export const INTERRUPT_GRACE_MS = 1800;
 
 /**
  * Ctrl-C / SIGTERM (restic's cleanup handlers): the first cancels the command, which stops its

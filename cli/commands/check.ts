@@ -15,15 +15,16 @@ export async function run(ctx: Context): Promise<number> {
   say('create exclusive lock for repository');
   const result = await withLock(ctx, repo, true, () => check(repo, { readData: ctx.p.flags['read-data'] === true, signal: ctx.signal, onMessage: say }));
   const errors = result.problems.filter((p) => !p.hint);
-  const hints = result.problems.filter((p) => p.hint);
+  const unreferenced = result.problems.filter((p) => p.kind === 'pack-unreferenced');
   if (ctx.g.json) {
     ctx.out.stdout(JSON.stringify({ message_type: 'summary', num_errors: errors.length, problems: result.problems }) + '\n');
   } else {
-    for (const h of hints) ctx.out.stdout(`  ${h.message}\n`);
-    if (hints.length)
+    for (const h of unreferenced) ctx.out.stdout(`  ${h.message}\n`);
+    if (unreferenced.length)
       ctx.out.stdout(
-        `${hints.length} additional files were found in the repo, which likely contain duplicate data.\nThis is non-critical, you can run \`restic prune\` to correct this.\n`,
+        `${unreferenced.length} additional files were found in the repo, which likely contain duplicate data.\nThis is non-critical, you can run \`restic prune\` to correct this.\n`,
       );
+    for (const h of result.problems.filter((p) => p.hint && p.kind !== 'pack-unreferenced')) ctx.out.stderr(`warning: ${h.message}\n`);
     for (const e of errors) ctx.out.stderr(`error: ${e.message}\n`);
   }
   if (errors.length) {

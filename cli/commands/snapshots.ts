@@ -22,7 +22,7 @@ export async function run(ctx: Context): Promise<number> {
     ctx,
     repo,
     false,
-    () => listSnapshots(repo, { signal: ctx.signal, onError: (id, e) => ctx.out.stderr(`error: snapshot ${id.slice(0, 8)}: ${(e as Error).message}\n`) }),
+    () => listSnapshots(repo, { signal: ctx.signal, onError: (_, e) => ctx.out.stderr(`error: ${(e as Error).message}\n`) }),
     true,
   );
   list = list.filter((e) => matches(e.snapshot, { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] }));

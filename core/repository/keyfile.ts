@@ -166,20 +166,27 @@ export async function searchKey(backend: Backend, password: string, opts: { keyH
   let wrong = 0;
   const broken: CairnError[] = [];
   for (const id of ids) {
+    let bytes: Uint8Array | undefined;
     try {
-      const bytes = await backend.load({ type: 'keys', name: id }, { signal: opts.signal });
+      bytes = await backend.load({ type: 'keys', name: id }, { signal: opts.signal });
       return { id, key: await openKeyFile(parseKeyFile(bytes, id), password, id) };
     } catch (e) {
-      if (e instanceof CairnError && e.code === 'WRONG_PASSWORD') wrong++;
-      else if (e instanceof CairnError && e.code === 'BAD_KEY_FILE') broken.push(e);
-      else if (isNotFound(e))
-        continue; // removed while we listed
-      else throw e;
+      if (isNotFound(e)) continue; // removed while we listed
+      if (!(e instanceof CairnError) || (e.code !== 'WRONG_PASSWORD' && e.code !== 'BAD_KEY_FILE')) throw e;
+      // A key file is named by its hash: one that no longer matches is damaged, not just another password's.
+      if (bytes && (await hashID(bytes)) !== id) broken.push(damagedKey(id, e));
+      else if (e.code === 'WRONG_PASSWORD') wrong++;
+      else broken.push(e);
     }
   }
   if (wrong === 0 && broken.length > 0) throw broken[0]!;
   const note = broken.length ? ` (${broken.length} unreadable key file(s) skipped: ${broken.map((b) => b.message).join('; ')})` : '';
   throw new CairnError('WRONG_PASSWORD', `wrong password or no key found${note}`, { op: 'open' });
+}
+
+function damagedKey(id: ID, e: CairnError): CairnError {
+  const what = e.code === 'WRONG_PASSWORD' ? `key ${id.slice(0, 8)}: does not open` : e.message;
+  return new CairnError('BAD_KEY_FILE', `${what}, and its content no longer matches its name: the file is damaged`, { cause: e, detail: { key: id } });
 }
 
 export async function readKeyInfo(backend: Backend, id: ID): Promise<KeyFileInfo> {

@@ -94,7 +94,12 @@ export class Repository {
       config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG'), 'config', 'BAD_CONFIG'));
     } catch (e) {
       if (e instanceof CairnError && e.code === 'BAD_CONFIG') throw e;
-      throw new CairnError('BAD_CONFIG', `config cannot be read: ${(e as Error).message}`, { cause: e, op: 'open' });
+      // restic: "config or key … is damaged": the key opened, so the config is the likelier one.
+      const why =
+        e instanceof CairnError && e.code === 'MAC_MISMATCH'
+          ? `fails authentication with key ${id.slice(0, 8)} (the config, or that key, is damaged)`
+          : (e as Error).message;
+      throw new CairnError('BAD_CONFIG', `config cannot be read: ${why}`, { cause: e, op: 'open' });
     }
     return new Repository(backend, key, id, config);
   }
