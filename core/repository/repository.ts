@@ -13,7 +13,7 @@ import type { BlobType } from '../pack/header';
 import { decodeBlob } from './blob-codec';
 import { decodeConfig, encodeConfig, newConfig, type Config } from './config';
 import { addKey, DEFAULT_KDF, searchKey, type KdfParams, type KeyOwner } from './keyfile';
-import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON } from './unpacked';
+import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON, UNPACKED_LIMIT } from './unpacked';
 import type { Pol } from '../chunker/polynomial';
 import type { CompressionMode } from './blob-codec';
 import { mapLimit } from '../concurrency/concurrency';
@@ -91,7 +91,7 @@ export class Repository {
     let config: Config;
     try {
       const plain = await open(key, sealed);
-      config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG'), 'config', 'BAD_CONFIG'));
+      config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG', UNPACKED_LIMIT.config), 'config', 'BAD_CONFIG'));
     } catch (e) {
       if (e instanceof CairnError && e.code === 'BAD_CONFIG') throw e;
       // restic: "config or key … is damaged": the key opened, so the config is the likelier one.
@@ -130,7 +130,7 @@ export class Repository {
     } catch (e) {
       throw new CairnError('MAC_MISMATCH', `${what}: fails authentication (corrupt, or written with another key)`, { cause: e, detail: { type, id } });
     }
-    return decodeUnpackedPlain(plain, what, code);
+    return decodeUnpackedPlain(plain, what, code, UNPACKED_LIMIT[type]);
   }
 
   /** Seals JSON as an unpacked file and stores it; returns its ID. */
@@ -217,7 +217,7 @@ export class Repository {
         return plain;
       } catch (e) {
         if (e instanceof CairnError && e.code === 'ABORTED') throw e;
-        last = e;
+        last = outOfPack(e, type, id, loc);
       }
     }
     throw last;
@@ -278,6 +278,16 @@ export class Repository {
     this.#treesAhead.delete(id);
     this.#treesAheadBytes -= b.length;
   }
+}
+
+/** A read past the end of a pack, said as what it means: the index and the pack disagree. */
+function outOfPack(e: unknown, type: BlobType, id: ID, loc: BlobLocation): unknown {
+  if (!(e instanceof CairnError) || e.detail['reason'] !== 'out-of-range') return e;
+  return new CairnError(
+    'BAD_PACK',
+    `pack ${loc.packID.slice(0, 8)} is shorter than its index says: ${type} blob ${id.slice(0, 8)} at offset ${loc.offset}, length ${loc.length} runs past its end (${String(e.detail['size'])} bytes)`,
+    { cause: e, detail: { pack: loc.packID, blob: id, type } },
+  );
 }
 
 /** Bytes of sealed trees kept from read-ahead. */
