@@ -6,6 +6,8 @@ import { Lock } from '../core/repository/lock';
 import type { Backend } from '../core/backend/backend';
 import type { RetryInfo } from '../core/backend/retry';
 import { serializeError } from '../core/errors';
+import { primitives } from '../core/crypto/primitives';
+import { calibrateKdf, TEST_KDF, type KdfParams } from '../core/repository/kdf-params';
 import type { Parsed } from './args';
 import { localOwner, readPassword, type GlobalOptions } from './global';
 import { openBackend, parseLocation, type BackendSpec } from './location';
@@ -80,6 +82,20 @@ export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boo
     await lock.release(ctx.signal.aborted ? AbortSignal.timeout(RELEASE_AFTER_INTERRUPT_MS) : undefined);
     heldLocks.delete(lock);
   }
+}
+
+let calibrated: Promise<KdfParams> | undefined;
+
+/**
+ * scrypt parameters for a new key file: calibrated on this machine once per process, as restic
+ * does (~0.5 s, 60 MiB); CAIRN_TEST_KDF=1 (the tests' cheap KDF, as restic's tests) skips it.
+ */
+export function newKeyParams(ctx: Context): Promise<KdfParams> {
+  if (ctx.g.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
+  const salt = primitives().randomBytes(64);
+  const password = new TextEncoder().encode('weakpassword');
+  calibrated ??= calibrateKdf(async ({ N, r, p }) => void (await primitives().scrypt(password, salt, N, r, p, 64)));
+  return calibrated;
 }
 
 /** Is a process of this host alive (what makes a lock of this host stale, as in restic)? */

@@ -1,8 +1,7 @@
 import { CairnError } from '../../core/errors';
 import { Repository } from '../../core/repository/repository';
-import { DEFAULT_KDF, TEST_KDF } from '../../core/repository/keyfile';
 import type { FlagSpecs } from '../args';
-import { backendSpec, openContextBackend, type Context } from '../context';
+import { backendSpec, newKeyParams, openContextBackend, type Context } from '../context';
 import { localOwner, readPassword, askPassword } from '../global';
 
 export const flags: FlagSpecs = {
@@ -23,7 +22,7 @@ export async function run(ctx: Context): Promise<number> {
   if (password === '') throw new CairnError('NO_PASSWORD', 'an empty password is not allowed');
   const backend = await openContextBackend(ctx, spec, { create: true });
   const owner = localOwner();
-  const repo = await Repository.init(backend, password, { owner, version, kdf: ctx.g.env.CAIRN_TEST_KDF === '1' ? TEST_KDF : DEFAULT_KDF });
+  const repo = await Repository.init(backend, password, { owner, version, kdf: await newKeyParams(ctx) });
   // eslint-disable-next-line no-useless-assignment -- the password is not kept reachable longer than needed
   password = '';
   if (ctx.g.json) {

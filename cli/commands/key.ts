@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { CairnError } from '../../core/errors';
-import { addKey, DEFAULT_KDF, readKeyInfo, TEST_KDF } from '../../core/repository/keyfile';
+import { addKey, readKeyInfo } from '../../core/repository/keyfile';
 import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { newKeyParams, openRepository, withLock, type Context } from '../context';
 import { askPassword, localOwner } from '../global';
 import { table } from '../output';
 import { GoTime } from '../../core/data/go-time';
@@ -28,7 +28,6 @@ async function newPassword(ctx: Context): Promise<string> {
 
 export async function run(ctx: Context): Promise<number> {
   const [sub, arg] = ctx.p.args;
-  const kdf = ctx.g.env.CAIRN_TEST_KDF === '1' ? TEST_KDF : DEFAULT_KDF;
   const owner = localOwner();
   const who = {
     username: (ctx.p.flags.user as string | undefined) ?? owner.username,
@@ -61,6 +60,7 @@ export async function run(ctx: Context): Promise<number> {
     case 'add': {
       const { repo } = await openRepository(ctx);
       const pw = await newPassword(ctx);
+      const kdf = await newKeyParams(ctx);
       const id = await withLock(ctx, repo, false, () => addKey(repo.backend, repo.key, pw, who, kdf));
       if (!ctx.g.quiet) ctx.out.stdout(`saved new key as <Key of ${who.username}@${who.hostname}, created on ${who.created}>\n`);
       void id;
@@ -70,7 +70,7 @@ export async function run(ctx: Context): Promise<number> {
       const { repo } = await openRepository(ctx);
       const pw = await newPassword(ctx);
       await withLock(ctx, repo, true, async () => {
-        await addKey(repo.backend, repo.key, pw, who, kdf);
+        await addKey(repo.backend, repo.key, pw, who, await newKeyParams(ctx));
         await repo.backend.remove({ type: 'keys', name: repo.keyID });
       });
       if (!ctx.g.quiet) ctx.out.stdout('saved new key\n');

@@ -9,29 +9,11 @@ import { open, seal } from '../crypto/seal';
 import { primitives } from '../crypto/primitives';
 import { hashID, type ID } from '../id';
 import type { Backend } from '../backend/backend';
+import { DEFAULT_KDF, validateKdfParams, type KdfParams } from './kdf-params';
 
-export interface KdfParams {
-  N: number;
-  r: number;
-  p: number;
-}
-
-/**
- * What new keys use. restic calibrates scrypt to ~0.5 s and 60 MiB (N = 2^15, r = 8, p scaled
- * up); we fix N = 2^15, r = 8, p = 1 so a browser tab can open the key in well under a second.
- */
-export const DEFAULT_KDF: KdfParams = { N: 32768, r: 8, p: 1 };
-/** Weak parameters for tests only (restic's tests do the same). */
-export const TEST_KDF: KdfParams = { N: 1024, r: 8, p: 1 };
+export { DEFAULT_KDF, TEST_KDF, type KdfParams } from './kdf-params';
 
 const SALT_SIZE = 64;
-/** Refuse parameters that would exhaust memory or time (N=2^20,r=8 is 1 GiB). */
-const MAX_N = 1 << 20;
-/**
- * scrypt needs 128·N·r bytes. Fix: bounding N and r separately still let N=2^20 with r=64
- * through — an 8 GiB allocation from a key file anyone can write — so bound the product.
- */
-const MAX_MEMORY = 1 << 30;
 
 export interface KeyFileJSON {
   created: string;
@@ -60,23 +42,6 @@ export interface KeyOwner {
   created?: string;
 }
 
-function validateParams(p: KdfParams, id: string): void {
-  const ok =
-    Number.isInteger(p.N) &&
-    p.N > 1 &&
-    (p.N & (p.N - 1)) === 0 &&
-    p.N <= MAX_N &&
-    Number.isInteger(p.r) &&
-    p.r >= 1 &&
-    p.r <= 64 &&
-    Number.isInteger(p.p) &&
-    p.p >= 1 &&
-    p.p <= 1024 &&
-    p.r * p.p < 1 << 30 &&
-    128 * p.N * p.r <= MAX_MEMORY;
-  if (!ok) throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: unsupported scrypt parameters N=${p.N} r=${p.r} p=${p.p}`, { detail: { key: id } });
-}
-
 export function parseKeyFile(bytes: Uint8Array, id: string): KeyFileJSON {
   const bad = (msg: string, cause?: unknown) => new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: ${msg}`, { cause, detail: { key: id } });
   let j: Partial<KeyFileJSON>;
@@ -88,7 +53,7 @@ export function parseKeyFile(bytes: Uint8Array, id: string): KeyFileJSON {
   if (!j || typeof j !== 'object') throw bad('not a JSON object');
   if (j.kdf !== 'scrypt') throw bad(`unsupported KDF ${JSON.stringify(j.kdf)} (only scrypt)`);
   if (typeof j.salt !== 'string' || typeof j.data !== 'string') throw bad('missing salt or data');
-  validateParams({ N: j.N as number, r: j.r as number, p: j.p as number }, id);
+  validateKdfParams({ N: j.N as number, r: j.r as number, p: j.p as number }, id);
   return j as KeyFileJSON;
 }
 
@@ -124,7 +89,7 @@ export async function openKeyFile(j: KeyFileJSON, password: string, id: string):
 
 /** Writes a new key file wrapping `master` under `password`; returns its ID. */
 export async function addKey(backend: Backend, master: Key, password: string, owner: KeyOwner, params: KdfParams = DEFAULT_KDF): Promise<ID> {
-  validateParams(params, 'new');
+  validateKdfParams(params, 'new');
   const salt = primitives().randomBytes(SALT_SIZE);
   const userKey = await deriveUserKey(password, salt, params);
   const sealed = await seal(userKey, new TextEncoder().encode(JSON.stringify(master.toJSON())));
