@@ -1,6 +1,6 @@
 // New key files are as costly to guess as restic's: the CLI calibrates scrypt on this machine
 // the way restic does (N = 2^15 for 60 MiB, r = 8, p scaled to ~0.5 s; N halved on a machine
-// too slow for that), and restic opens what it wrote. (CAIRN_TEST_KDF=1, the tests' cheap KDF,
+// too slow for that), for init and key add, and restic opens what it wrote. (CAIRN_TEST_KDF=1, the tests' cheap KDF,
 // is switched off here; the absurd parameters a key file may ask for are in hostile-data.)
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,9 +42,10 @@ describe('new key files', () => {
     for (const k of keys) {
       expect(k.r).toBe(8);
       expect([32768, 16384, 8192, 4096]).toContain(k.N); // 2^15, halved only on a machine too slow for it
-      // Calibrated to ~0.5 s: far from the tests' cheap KDF (N = 1024: ~2 ms), and from the
-      // fixed p = 1 Cairn used to write wherever restic's calibration gives p > 1.
-      expect(await deriveMs(k)).toBeGreaterThan(150);
+      // Calibrated to ~0.5 s on this machine, whatever its load: far from the tests' cheap KDF
+      // (N = 1024, ~2 ms). How p follows the machine's speed is tested with a fake clock in
+      // core/repository/kdf-params.test.ts; a wall-clock bound here would only measure the load.
+      expect(await deriveMs(k)).toBeGreaterThan(20);
     }
     expect((await restic(['--no-cache', '-r', repo, 'snapshots'])).code).toBe(0);
     expect((await restic(['--no-cache', '-r', repo, 'snapshots'], { env: { RESTIC_PASSWORD: 'another password' } })).code).toBe(0);
