@@ -6,7 +6,7 @@ import { hashID, isID, type ID } from '../id';
 import { decodeIndex } from '../index/index-file';
 import type { PackedBlob } from '../pack/header';
 import { parseKeyFile } from '../repository/keyfile';
-import { decodeLock } from '../repository/lock';
+import { listLocks } from '../repository/lock';
 import type { Repository } from '../repository/repository';
 import { isNotFound } from '../errors';
 import { problemFrom, type Report } from './problems';
@@ -34,6 +34,10 @@ export async function checkKeys(repo: Repository, problem: Report, signal?: Abor
   for await (const fi of repo.backend.list('keys', { signal })) {
     if (!isID(fi.name)) continue;
     const file = `keys/${fi.name}`;
+    if (fi.size > 64 * 1024) {
+      problem({ kind: 'key', code: 'BAD_KEY_FILE', file, message: `key ${fi.name.slice(0, 8)}: ${fi.size} bytes, not a key file` });
+      continue;
+    }
     try {
       const bytes = await repo.backend.load({ type: 'keys', name: fi.name }, { signal });
       if ((await hashID(bytes)) !== fi.name) {
@@ -50,13 +54,9 @@ export async function checkKeys(repo: Repository, problem: Report, signal?: Abor
 
 /** Lock files that cannot be read: reported as hints (restic unlock removes them). */
 export async function checkLocks(repo: Repository, problem: Report, signal?: AbortSignal): Promise<void> {
-  for (const id of await repo.listIDs('locks', signal)) {
-    try {
-      decodeLock(await repo.loadJSON('locks', id, signal), id);
-    } catch (e) {
-      if (isNotFound(e)) continue; // released meanwhile
-      const { code, message } = problemFrom(e, `lock ${id.slice(0, 8)}`);
-      problem({ kind: 'lock', code, file: `locks/${id}`, hint: true, message: `${message} (cairn unlock --remove-all removes it)` });
-    }
+  for (const { id, error } of await listLocks(repo, signal)) {
+    if (!error) continue;
+    const { code, message } = problemFrom(error, `lock ${id.slice(0, 8)}`);
+    problem({ kind: 'lock', code, file: `locks/${id}`, hint: true, message: `${message} (cairn unlock --remove-all removes it)` });
   }
 }

@@ -14,6 +14,8 @@ import { DEFAULT_KDF, validateKdfParams, type KdfParams } from './kdf-params';
 export { DEFAULT_KDF, TEST_KDF, type KdfParams } from './kdf-params';
 
 const SALT_SIZE = 64;
+/** Key files larger than this are not read (restic's are ~450 bytes). */
+const MAX_KEY_FILE = 64 * 1024;
 
 export interface KeyFileJSON {
   created: string;
@@ -122,14 +124,19 @@ export interface FoundKey {
  */
 export async function searchKey(backend: Backend, password: string, opts: { keyHint?: string; signal?: AbortSignal } = {}): Promise<FoundKey> {
   const ids: ID[] = [];
-  for await (const fi of backend.list('keys', { signal: opts.signal })) ids.push(fi.name);
-  if (ids.length === 0) throw new CairnError('NO_KEY', 'repository has no key files', { op: 'open' });
+  const broken: CairnError[] = [];
+  for await (const fi of backend.list('keys', { signal: opts.signal })) {
+    // A key file is some 450 bytes: a huge one is not read at all (it could exhaust memory).
+    if (fi.size > MAX_KEY_FILE)
+      broken.push(new CairnError('BAD_KEY_FILE', `key ${fi.name.slice(0, 8)}: ${fi.size} bytes, not a key file`, { detail: { key: fi.name } }));
+    else ids.push(fi.name);
+  }
+  if (ids.length === 0 && broken.length === 0) throw new CairnError('NO_KEY', 'repository has no key files', { op: 'open' });
   if (opts.keyHint) {
     const i = ids.findIndex((id) => id.startsWith(opts.keyHint!));
     if (i > 0) ids.unshift(...ids.splice(i, 1));
   }
   let wrong = 0;
-  const broken: CairnError[] = [];
   for (const id of ids) {
     let bytes: Uint8Array | undefined;
     try {
