@@ -17,6 +17,9 @@ for (const stream of [process.stdout, process.stderr]) {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // The command is over: a request it abandoned (an interrupt, a server that hangs) must not
+    // keep the process alive. Does not fire when nothing else is pending.
+    setTimeout(() => process.exit(code), 1000).unref();
   },
   (e) => {
     if (!pipeClosed) process.stderr.write(`INTERNAL: ${(e as Error)?.message ?? e}\n`);

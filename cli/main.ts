@@ -26,7 +26,7 @@ import * as prune from './commands/prune';
 import * as copy from './commands/copy';
 import * as rewrite from './commands/rewrite';
 import * as repair from './commands/repair';
-import type { Context } from './context';
+import { releaseHeldLocks, type Context } from './context';
 import { commandHelp, rootHelp } from './help';
 import * as find from './commands/find';
 import * as diff from './commands/diff';
@@ -92,6 +92,28 @@ function commandIndex(argv: string[]): number {
   return -1;
 }
 
+/** How long an interrupted command may take to stop before its locks are removed and the process exits anyway. */
+export const INTERRUPT_GRACE_MS = 1800;
+
+/**
+ * Ctrl-C / SIGTERM (restic's cleanup handlers): the first cancels the command, which stops its
+ * requests, stores what is complete and removes its lock. Should that take longer than
+ * INTERRUPT_GRACE_MS (an upload to a server that hangs), or a second signal come, the locks
+ * still held are removed (briefly: the server may be what hangs) and the process exits with 130.
+ */
+function interruptHandler(controller: AbortController, out: Out): () => void {
+  const exit = async (why: string) => {
+    out.stderr(`ABORTED: interrupted; ${why}\n`);
+    await releaseHeldLocks();
+    process.exit(130);
+  };
+  return () => {
+    if (controller.signal.aborted) return void exit('interrupted again, exiting now');
+    controller.abort(new CairnError('ABORTED', 'interrupted'));
+    setTimeout(() => void exit('cleaning up took too long, exiting'), INTERRUPT_GRACE_MS).unref();
+  };
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: Out = processOut): Promise<number> {
   const at = commandIndex(argv);
   const name = at >= 0 ? argv[at] : undefined;
@@ -109,9 +131,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const command = COMMANDS[name];
   const controller = new AbortController();
   setMaxListeners(0, controller.signal); // every waiting request listens for cancellation
-  const onSignal = () => controller.abort(new CairnError('ABORTED', 'interrupted'));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const onSignal = interruptHandler(controller, out);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     if (!command) throw new CairnError('USAGE', `unknown command "${name}" for "cairn"`);
     const rest = [...argv];

@@ -38,12 +38,13 @@ function readDataSubset(ctx: Context): Subset | undefined {
   return parseSubset(s);
 }
 
-function printHints(ctx: Context, errors: CheckProblem[], hints: CheckProblem[], broken: string[]): void {
+function printHints(ctx: Context, errors: CheckProblem[], hints: CheckProblem[], warnings: CheckProblem[], broken: string[]): void {
   for (const h of hints) ctx.out.stdout(`  ${h.message}\n`);
   if (hints.length && !errors.length)
     ctx.out.stdout(
       `${hints.length} additional files were found in the repo, which likely contain duplicate data.\nThis is non-critical, you can run \`restic prune\` to correct this.\n`,
     );
+  for (const w of warnings) ctx.out.stderr(`warning: ${w.message}\n`);
   for (const e of errors) ctx.out.stderr(`error: ${e.message}\n`);
   if (broken.length) {
     ctx.out.stderr(
@@ -75,7 +76,8 @@ export async function run(ctx: Context): Promise<number> {
     }),
   ).finally(() => decoders?.close());
   const errors = result.problems.filter((p) => !p.hint);
-  const hints = result.problems.filter((p) => p.hint);
+  const hints = result.problems.filter((p) => p.kind === 'pack-unreferenced');
+  const warnings = result.problems.filter((p) => p.hint && p.kind !== 'pack-unreferenced');
   const broken = brokenPacks(errors);
   if (ctx.g.json) {
     for (const e of errors) ctx.out.stderr(JSON.stringify({ message_type: 'error', message: e.message }) + '\n');
@@ -89,7 +91,7 @@ export async function run(ctx: Context): Promise<number> {
         problems: result.problems,
       }) + '\n',
     );
-  } else printHints(ctx, errors, hints, broken);
+  } else printHints(ctx, errors, hints, warnings, broken);
   if (errors.length) {
     ctx.out.stderr('Fatal: repository contains errors\n');
     return 1;

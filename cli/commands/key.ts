@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import { CairnError, serializeError } from '../../core/errors';
-import { addKey, DEFAULT_KDF, readKeyInfo, searchKey, TEST_KDF, type KeyFileInfo } from '../../core/repository/keyfile';
+import { addKey, readKeyInfo, searchKey, type KeyFileInfo } from '../../core/repository/keyfile';
 import { openWithMasterKey, parseMasterKey } from '../../core/repository/master-key';
 import type { Repository } from '../../core/repository/repository';
 import { GoTime } from '../../core/data/go-time';
 import { goTimeString } from '../../core/data/snapshot-string';
 import type { ID } from '../../core/id';
 import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { newKeyParams, openRepository, withLock, type Context } from '../context';
 import { askPassword, goTrimSpace, localOwner } from '../global';
 import { openBackend, parseLocation } from '../location';
 import { table } from '../output';
@@ -60,7 +60,7 @@ async function writeKey(ctx: Context, repo: Repository, pw: string): Promise<New
   const owner = localOwner();
   const created = GoTime.fromDate(new Date());
   const who = { username: (ctx.p.flags.user as string | undefined) || owner.username, hostname: (ctx.p.flags.host as string | undefined) || owner.hostname };
-  const kdf = ctx.g.env.CAIRN_TEST_KDF === '1' ? TEST_KDF : DEFAULT_KDF;
+  const kdf = await newKeyParams(ctx);
   const id = await addKey(repo.backend, repo.key, pw, { ...who, created: created.format() }, kdf);
   try {
     const found = await searchKey(repo.backend, pw, { keyHint: id, signal: ctx.signal });

@@ -111,7 +111,11 @@ export async function run(ctx: Context): Promise<number> {
         for (const a of ctx.p.args) out.push(await findSnapshot(repo, a, filter, ctx.signal));
         return out;
       }
-      const onError = (id: string, e: unknown) => ctx.out.stderr(`error: snapshot ${id.slice(0, 8)}: ${(e as Error).message}\n`);
+      const onError = (id: string, e: unknown) => {
+        const message = (e as Error).message;
+        const name = `snapshot ${id.slice(0, 8)}`;
+        ctx.out.stderr(`error: ${message.startsWith(name) ? message : `${name}: ${message}`}\n`);
+      };
       return (await listSnapshots(repo, { signal: ctx.signal, onError })).filter((e) => matches(e.snapshot, filter));
     },
     true,

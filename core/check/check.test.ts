@@ -83,7 +83,10 @@ describe('check', () => {
     const r = await check(repo, { readData: true });
     const missing = r.problems.filter((p) => p.kind === 'pack-missing');
     expect(missing).toEqual([expect.objectContaining({ kind: 'pack-missing', code: 'NOT_FOUND', pack: packID })]);
-    expect(missing[0]!.message).toBe(`pack ${packID}: does not exist`);
+    // The three small files share the pack: each is named with its snapshot.
+    const sn = r.problems.length && (await repo.listIDs('snapshots'))[0]!.slice(0, 8);
+    expect([...missing[0]!.files!].sort()).toEqual(['/d/one.txt', '/d/sub/three.txt', '/d/two.txt'].map((f) => `${f} (snapshot ${sn})`));
+    expect(missing[0]!.message).toBe(`pack ${packID}: does not exist; used by ${missing[0]!.files!.join(', ')}`);
     expect(r.ok).toBe(false);
   });
 

@@ -1,26 +1,22 @@
-import { serializeError, type ErrorCode } from '../errors';
-import type { ID } from '../id';
-import { decodeIndex } from '../index/index-file';
-import type { Repository } from '../repository/repository';
-import { listSnapshots } from '../repository/snapshots';
-import { expectedPackSize } from '../pack/reader';
-import type { PackedBlob } from '../pack/header';
-import type { PackDecoder } from '../restorer/restorer';
-import { readPacks, type ProblemSink } from './read-packs';
-import { checkTrees } from './structure';
-import { mapLimit } from '../concurrency/concurrency';
-import { selectSubset, type Subset } from './subset';
+// The checker (restic internal/checker): index files against stored packs, every snapshot's
+// trees and the blobs they reference, key and lock files, and with readData (or a subset)
+// every chosen pack's bytes, header and blobs. Every problem names the damaged object;
+// damaged or missing data blobs also name the files (and snapshots) that use them.
 
-export interface CheckProblem {
-  /** Stable kind for tests and tools. */
-  kind: 'index' | 'pack-missing' | 'pack-size' | 'pack-unreferenced' | 'pack-hash' | 'pack-header' | 'blob' | 'snapshot' | 'tree';
-  code: ErrorCode;
-  message: string;
-  pack?: ID;
-  blob?: ID;
-  /** Non-fatal findings (restic prints them as hints): unreferenced packs. */
-  hint?: boolean;
-}
+import type { ID } from '../id';
+import type { PackedBlob } from '../pack/header';
+import { expectedPackSize } from '../pack/reader';
+import type { Repository } from '../repository/repository';
+import type { PackDecoder } from '../restorer/restorer';
+import { filesUsing } from './affected';
+import { checkKeys, checkLocks, loadIndexes } from './objects';
+import { checkPackList } from './packs';
+import type { CheckProblem, Report } from './problems';
+import { readPacks } from './read-packs';
+import { selectSubset, type Subset } from './subset';
+import { checkSnapshots } from './trees';
+
+export type { CheckProblem } from './problems';
 
 export interface CheckOptions {
   readData?: boolean;
@@ -49,63 +45,26 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
   const { signal } = opts;
   const problems: CheckProblem[] = [];
   const say = (s: string) => opts.onMessage?.(s);
-  const problem = (p: Omit<CheckProblem, 'code'> & { code?: ErrorCode }) => problems.push({ code: 'INTERNAL', ...p } as CheckProblem);
+  const problem: Report = (p) => problems.push({ code: 'INTERNAL', ...p } as CheckProblem);
 
   say('load indexes');
-  const indexed = new Map<ID, PackedBlob[]>();
-  await mapLimit(await repo.listIDs('index', signal), 8, async (id) => {
-    try {
-      for (const p of decodeIndex(await repo.loadJSON('index', id, signal), id)) {
-        if (!indexed.has(p.id)) {
-          indexed.set(p.id, p.blobs);
-          repo.index.addPack(p.id, p.blobs);
-        }
-      }
-    } catch (e) {
-      const s = serializeError(e);
-      if (s.code === 'ABORTED') throw e;
-      problem({ kind: 'index', code: s.code, message: `error loading index ${id.slice(0, 8)}: ${s.message}` });
-    }
-  });
+  const indexed = await loadIndexes(repo, problem, signal);
+  await checkKeys(repo, problem, signal);
+  await checkLocks(repo, problem, signal);
 
   say('check all packs');
-  const stored = new Map<ID, number>();
-  for await (const fi of repo.backend.list('data', { signal })) stored.set(fi.name, fi.size);
-  for (const [pack, blobs] of indexed) {
-    const size = stored.get(pack);
-    if (size === undefined) problem({ kind: 'pack-missing', code: 'NOT_FOUND', pack, message: `pack ${pack}: does not exist` });
-    else if (size !== expectedPackSize(blobs)) {
-      problem({ kind: 'pack-size', code: 'BAD_PACK', pack, message: `pack ${pack}: unexpected file size: got ${size}, expected ${expectedPackSize(blobs)}` });
-    }
-  }
-  for (const pack of stored.keys()) {
-    if (!indexed.has(pack)) problem({ kind: 'pack-unreferenced', code: 'BAD_PACK', pack, hint: true, message: `pack ${pack} not referenced in any index` });
-  }
+  const stored = await checkPackList(repo, indexed, problem, signal);
 
   say('check snapshots, trees and blobs');
-  const snapshots = await listSnapshots(repo, {
-    signal,
-    onError: (id, e) => problem({ kind: 'snapshot', code: serializeError(e).code, message: `snapshot ${id.slice(0, 8)}: ${serializeError(e).message}` }),
-  });
-  const roots: ID[] = [];
-  for (const { id, snapshot } of snapshots) {
-    if (repo.index.has('tree', snapshot.tree)) roots.push(snapshot.tree);
-    else
-      problem({
-        kind: 'snapshot',
-        code: 'BLOB_NOT_FOUND',
-        blob: snapshot.tree,
-        message: `snapshot ${id.slice(0, 8)}: tree ${snapshot.tree.slice(0, 8)} not found in index`,
-      });
-  }
-  await checkTrees(repo, roots, problem, signal);
+  const snapshots = await checkSnapshots(repo, problem, signal);
 
   if (opts.readData || opts.readDataSubset) await readData(repo, indexed, stored, opts, problem);
-  return { problems, ok: !problems.some((p) => !p.hint), snapshots: snapshots.length, packs: stored.size };
+  await nameAffectedFiles(repo, problems, indexed, signal);
+  return { problems, ok: !problems.some((p) => !p.hint), snapshots, packs: stored.size };
 }
 
 /** The packs to read (all indexed and stored ones, or the chosen subset), then read them. */
-async function readData(repo: Repository, indexed: Map<ID, PackedBlob[]>, stored: Map<ID, number>, opts: CheckOptions, problem: ProblemSink): Promise<void> {
+async function readData(repo: Repository, indexed: Map<ID, PackedBlob[]>, stored: Map<ID, number>, opts: CheckOptions, problem: Report): Promise<void> {
   let packs: ID[];
   if (opts.readDataSubset) {
     const sizes = new Map([...indexed].map(([id, blobs]) => [id, expectedPackSize(blobs)]));
@@ -118,4 +77,28 @@ async function readData(repo: Repository, indexed: Map<ID, PackedBlob[]>, stored
   }
   const list = packs.filter((p) => stored.has(p)).map((id) => ({ id, size: stored.get(id)!, blobs: indexed.get(id)! }));
   await readPacks(repo, list, problem, { signal: opts.signal, decodePack: opts.decodePack, concurrency: opts.readConcurrency, onProgress: opts.onProgress });
+}
+
+/** Adds to each problem with damaged or missing data the files that use it. */
+async function nameAffectedFiles(
+  repo: Repository,
+  problems: CheckProblem[],
+  indexed: Map<ID, { type: string; id: ID }[]>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const lost = (p: CheckProblem): ID[] => {
+    if (p.kind === 'blob' && p.blob && p.code !== 'BLOB_NOT_FOUND' && repo.index.has('data', p.blob)) return [p.blob];
+    if (p.kind === 'pack-missing' && p.pack) return (indexed.get(p.pack) ?? []).filter((b) => b.type === 'data').map((b) => b.id);
+    return [];
+  };
+  const wanted = new Set(problems.flatMap(lost));
+  if (wanted.size === 0) return;
+  const using = await filesUsing(repo, wanted, signal);
+  for (const p of problems) {
+    const files = [...new Set(lost(p).flatMap((b) => using.get(b) ?? []))];
+    if (files.length === 0) continue;
+    p.files = files.slice(0, 5);
+    const more = files.length > 5 ? ` and ${files.length - 5} more` : '';
+    p.message += `; used by ${p.files.join(', ')}${more}`;
+  }
 }

@@ -4,7 +4,7 @@
 // threads) the blobs are verified on other cores while this thread reads and hashes the next
 // packs, so a check uses every core as restic's does.
 
-import { CairnError, serializeError, type ErrorCode } from '../errors';
+import { CairnError, serializeError } from '../errors';
 import { hashID, type ID } from '../id';
 import type { PackedBlob } from '../pack/header';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
@@ -14,9 +14,11 @@ import { decodeBlob } from '../repository/blob-codec';
 import type { Repository } from '../repository/repository';
 import type { PackDecoder } from '../restorer/restorer';
 import { memoryLoader } from './memory-loader';
-import type { CheckProblem } from './check';
+import { stripBlob, stripPack } from './packs';
+import { problemFrom, type Report } from './problems';
 
-export type ProblemSink = (p: Omit<CheckProblem, 'code'> & { code?: ErrorCode }) => void;
+/** Where problems go (see problems.ts). */
+export type ProblemSink = Report;
 
 export interface ReadPacksOptions {
   signal?: AbortSignal;
@@ -61,7 +63,7 @@ async function checkPackData(
     bytes = await repo.backend.load({ type: 'data', name: pack }, { signal: opts.signal, into });
   } catch (e) {
     if (e instanceof CairnError && e.code === 'ABORTED') throw e;
-    problem({ kind: 'pack-missing', code: serializeError(e).code, pack, message: `pack ${pack}: ${serializeError(e).message}` });
+    problem({ kind: 'pack-missing', pack, ...problemFrom(e, `pack ${pack}`) });
     return into;
   }
   const got = await hashID(bytes);
@@ -71,7 +73,7 @@ async function checkPackData(
   try {
     header = await readPackHeader(memoryLoader(bytes), repo.key, pack, size, opts.signal);
   } catch (e) {
-    problem({ kind: 'pack-header', code: serializeError(e).code, pack, message: `pack ${pack}: ${serializeError(e).message}` });
+    problem({ kind: 'pack-header', code: serializeError(e).code, pack, message: `pack ${pack}: ${stripPack(serializeError(e).message, pack)}` });
   }
   if (header) compareWithIndex(pack, header, indexBlobs, problem);
   // Every blob the header lists, or the index when the header is the damaged part.
@@ -124,11 +126,11 @@ async function verifyBlobs(
       code: serializeError(e).code,
       pack,
       blob: b.id,
-      message: `pack ${pack}: blob ${b.id} (${b.type}, offset ${b.offset}): ${serializeError(e).message}`,
+      message: `pack ${pack}: blob ${b.id} (${b.type}, offset ${b.offset}): ${stripBlob(serializeError(e).message, b.id)}`,
     });
   const inside = listed.filter((b) => {
     if (b.offset + b.length <= bytes.length) return true;
-    blobProblem(b, new CairnError('BAD_PACK', 'blob extends past the end of the pack'));
+    blobProblem(b, new CairnError('BAD_PACK', `blob extends past the end of the pack (offset ${b.offset} + length ${b.length} > ${bytes.length} bytes)`));
     return false;
   });
   const overlaps = overlapping(inside);

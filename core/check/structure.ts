@@ -9,7 +9,7 @@ import type { Node } from '../data';
 import { mapLimit } from '../concurrency/concurrency';
 import type { Repository } from '../repository/repository';
 import { loadTree } from '../walker';
-import type { ProblemSink } from './read-packs';
+import type { Report as ProblemSink } from './problems';
 
 /** Trees loaded at once. */
 const TREE_LOADS = 8;
@@ -38,7 +38,7 @@ export async function checkTrees(repo: Repository, roots: ID[], problem: Problem
       } catch (e) {
         const s = serializeError(e);
         if (s.code === 'ABORTED') throw e;
-        problem({ kind: 'tree', code: s.code, blob: id, message: `tree ${id.slice(0, 8)} (${where}): ${s.message}` });
+        problem({ kind: 'tree', code: s.code, blob: id, message: `tree ${id.slice(0, 8)} (${where || '/'}): ${s.message.replace(/^tree [0-9a-f]{8}: /, '')}` });
         return;
       }
       for (const node of nodes) {

@@ -13,7 +13,7 @@ import type { BlobType } from '../pack/header';
 import { decodeBlob } from './blob-codec';
 import { decodeConfig, encodeConfig, newConfig, type Config } from './config';
 import { addKey, DEFAULT_KDF, searchKey, type KdfParams, type KeyOwner } from './keyfile';
-import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON } from './unpacked';
+import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON, UNPACKED_LIMIT } from './unpacked';
 import type { Pol } from '../chunker/polynomial';
 import type { CompressionMode } from './blob-codec';
 import { mapLimit } from '../concurrency/concurrency';
@@ -90,17 +90,23 @@ export class Repository {
   }
 
   static async open(backend: Backend, password: string, opts: OpenOptions = {}): Promise<Repository> {
-    if (!(await exists(backend))) {
+    if (!(await exists(backend, opts.signal))) {
       throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location} (config file not found)`, { op: 'open' });
     }
     const { id, key } = await searchKey(backend, password, opts);
+    const sealed = await backend.load({ type: 'config', name: '' }, { signal: opts.signal });
     let config: Config;
     try {
-      const plain = await open(key, await backend.load({ type: 'config', name: '' }, { signal: opts.signal }));
-      config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG'), 'config', 'BAD_CONFIG'));
+      const plain = await open(key, sealed);
+      config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG', UNPACKED_LIMIT.config), 'config', 'BAD_CONFIG'));
     } catch (e) {
       if (e instanceof CairnError && e.code === 'BAD_CONFIG') throw e;
-      throw new CairnError('BAD_CONFIG', `config cannot be read: ${(e as Error).message}`, { cause: e, op: 'open' });
+      // restic: "config or key … is damaged": the key opened, so the config is the likelier one.
+      const why =
+        e instanceof CairnError && e.code === 'MAC_MISMATCH'
+          ? `fails authentication with key ${id.slice(0, 8)} (the config, or that key, is damaged)`
+          : (e as Error).message;
+      throw new CairnError('BAD_CONFIG', `config cannot be read: ${why}`, { cause: e, op: 'open' });
     }
     return new Repository(backend, key, id, config);
   }
@@ -131,7 +137,7 @@ export class Repository {
     } catch (e) {
       throw new CairnError('MAC_MISMATCH', `${what}: fails authentication (corrupt, or written with another key)`, { cause: e, detail: { type, id } });
     }
-    return decodeUnpackedPlain(plain, what, code);
+    return decodeUnpackedPlain(plain, what, code, UNPACKED_LIMIT[type]);
   }
 
   /** Seals JSON as an unpacked file and stores it; returns its ID. */
@@ -242,7 +248,7 @@ export class Repository {
         return plain;
       } catch (e) {
         if (e instanceof CairnError && e.code === 'ABORTED') throw e;
-        last = e;
+        last = outOfPack(e, type, id, loc);
       }
     }
     throw last;
@@ -332,18 +338,28 @@ export class Repository {
   }
 }
 
+/** A read past the end of a pack, said as what it means: the index and the pack disagree. */
+function outOfPack(e: unknown, type: BlobType, id: ID, loc: BlobLocation): unknown {
+  if (!(e instanceof CairnError) || e.detail['reason'] !== 'out-of-range') return e;
+  return new CairnError(
+    'BAD_PACK',
+    `pack ${loc.packID.slice(0, 8)} is shorter than its index says: ${type} blob ${id.slice(0, 8)} at offset ${loc.offset}, length ${loc.length} runs past its end (${String(e.detail['size'])} bytes)`,
+    { cause: e, detail: { pack: loc.packID, blob: id, type } },
+  );
+}
+
 /** Bytes of sealed trees kept from read-ahead. */
 const TREES_AHEAD_BUDGET = 64 << 20;
 
-async function exists(backend: Backend): Promise<boolean> {
+async function exists(backend: Backend, signal?: AbortSignal): Promise<boolean> {
   try {
-    await backend.stat({ type: 'config', name: '' });
+    await backend.stat({ type: 'config', name: '' }, { signal });
     return true;
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
   // A HEAD of a missing object and of a missing bucket look the same (404, no body); a
   // listing tells them apart, so the error can name the real problem (NO_SUCH_BUCKET).
-  for await (const _ of backend.list('keys')) break;
+  for await (const _ of backend.list('keys', { signal })) break;
   return false;
 }

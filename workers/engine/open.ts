@@ -6,7 +6,8 @@ import type { Backend } from '../../core/backend/backend';
 import { CairnError } from '../../core/errors';
 import { open as openSealed } from '../../core/crypto/seal';
 import type { Key } from '../../core/crypto/keys';
-import { DEFAULT_KDF, type KdfParams } from '../../core/repository/keyfile';
+import type { KdfParams } from '../../core/repository/keyfile';
+import { newKeyKdf } from '../new-key-kdf';
 import { decodeConfig } from '../../core/repository/config';
 import { Repository } from '../../core/repository/repository';
 import { decodeUnpackedPlain, parseJSON } from '../../core/repository/unpacked';
@@ -63,7 +64,7 @@ export async function createRepository(loc: RepoLocation, password: string, owne
   if (!password) throw new CairnError('NO_PASSWORD', 'a repository needs a password');
   const resolved = await resolve(loc);
   const { backend, cached } = await backendFor(resolved, false, true);
-  const repo = await Repository.init(backend, password, { owner, kdf: opts.kdf ?? DEFAULT_KDF });
+  const repo = await Repository.init(backend, password, { owner, kdf: opts.kdf ?? newKeyKdf() });
   return finish(resolved, repo, cached, false, opts);
 }
 
