@@ -14,6 +14,7 @@ import { initWasm } from './wasm';
 import { warmUp } from './warmup';
 import { collectSoon } from '../core/memory/garbage';
 import * as browse from './engine/browse';
+import * as stats from './engine/stats';
 import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
 import type { Session } from './engine/session';
 import { snapshotView } from './engine/views';
@@ -174,6 +175,8 @@ const api = {
   search: (query: string, limit?: number) => guarded(() => browse.search(current(), query, limit)),
   versions: (path: string[]) => guarded(() => browse.versions(current(), path)),
   diff: (a: string, b: string) => guarded(() => browse.diff(current(), a, b)),
+  repositoryStats: () => guarded(() => stats.repositoryStats(current())),
+  snapshotSizes: (ids: string[]) => guarded(() => stats.snapshotSizes(current(), ids)),
 
   backup: (req: BackupRequest, onProgress?: (p: ProgressSnapshot) => void) =>
     guarded(() =>
