@@ -5,7 +5,7 @@
 // (another repository, a failed unlock), or the route changes.
 
 import type { LastView } from '../../workers/client/last-view';
-import { formatBytes, formatTime, joinPath } from './format';
+import { formatBytes, formatNodeTime, formatTime, joinPath, plural } from './format';
 
 let shown: HTMLElement | undefined;
 let dropped = false;
@@ -35,10 +35,10 @@ export function showEarlyListing(v: LastView): void {
     row.append(
       el('td', { 'data-label': 'Name', class: n.type === 'dir' ? 'dir' : 'file' }, n.type === 'dir' ? `${n.name}/` : n.name),
       el('td', { 'data-label': 'Size', class: 'num' }, n.type === 'file' ? formatBytes(n.size) : ''),
-      el('td', { 'data-label': 'Modified' }, formatTime(n.mtime)),
+      el('td', { 'data-label': 'Modified' }, formatNodeTime(n.mtime)),
     );
   }
-  section.appendChild(el('p', { class: 'hint' }, `${joinPath(v.path)} · ${v.entries.length} entries`));
+  section.appendChild(el('p', { class: 'hint path-line' }, `${joinPath(v.path)} · ${plural(v.entries.length, 'entry', 'entries')}`));
   document.getElementById('app')?.before(main);
   shown = main;
   addEventListener('hashchange', dropEarlyListing, { once: true });

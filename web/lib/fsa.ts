@@ -31,19 +31,36 @@ export async function pickDirectory(purpose: PickPurpose): Promise<FileSystemDir
   }
 }
 
+type PermissionedHandle = FileSystemHandle & {
+  queryPermission?: (d: { mode: string }) => Promise<PermissionState>;
+  requestPermission?: (d: { mode: string }) => Promise<PermissionState>;
+};
+
 /**
  * Makes sure a (remembered) handle may be used, asking the user again if needed. Must run in
  * a click handler: requestPermission needs a user gesture.
  */
 export async function ensurePermission(handle: FileSystemHandle, mode: 'read' | 'readwrite'): Promise<void> {
-  const h = handle as FileSystemHandle & {
-    queryPermission?: (d: { mode: string }) => Promise<PermissionState>;
-    requestPermission?: (d: { mode: string }) => Promise<PermissionState>;
-  };
+  const h = handle as PermissionedHandle;
   if (!h.queryPermission) return; // OPFS handles and older engines: always granted
   if ((await h.queryPermission({ mode })) === 'granted') return;
   if (h.requestPermission && (await h.requestPermission({ mode })) === 'granted') return;
   throw appError('PERMISSION_DENIED');
+}
+
+/**
+ * Whether a remembered handle may be used without asking: 'granted' (Chromium keeps access
+ * for an installed app, or when the user chose "allow on every visit"), 'prompt' (a click is
+ * needed: see ensurePermission) or 'denied'. Needs no user gesture.
+ */
+export async function permissionState(handle: FileSystemHandle, mode: 'read' | 'readwrite'): Promise<PermissionState> {
+  const h = handle as PermissionedHandle;
+  if (!h.queryPermission) return 'granted';
+  try {
+    return await h.queryPermission({ mode });
+  } catch {
+    return 'prompt';
+  }
 }
 
 /**

@@ -7,7 +7,11 @@ import { adoptEarlyUnlock, earlyLastView } from '../lib/boot';
 import { dropEarlyListing } from '../lib/early-listing';
 import { getPref } from '../lib/db';
 import { describeError, type Described } from '../lib/messages';
+import { history } from './history.svelte';
+import { plans } from './plans.svelte';
 import { remembered } from './remembered.svelte';
+import { scheduler } from './scheduler.svelte';
+import { settings } from './settings.svelte';
 import { LAST_REPO_PREF, session } from './session.svelte';
 import { tree } from './tree.svelte';
 
@@ -32,6 +36,8 @@ class AppState {
     // afresh. Should the remembered list below name another repository, it goes again.
     let hinted = true;
     void earlyLastView().then((v) => v && hinted && !this.#started && tree.showKept(v));
+    // Settings (the host name a backup uses), plans and history: read alongside the list.
+    const local = Promise.all([settings.load(), plans.load(), history.load()]);
     try {
       await remembered.refresh();
       performance.mark('cairn:remembered-loaded');
@@ -44,6 +50,7 @@ class AppState {
         tree.clear(); // the hint named another repository: drop its kept listing
       }
       if (auto) await session.unlockRemembered(auto, early?.info);
+      await local;
     } catch (e) {
       this.#fatal = describeError(e);
     } finally {
@@ -53,6 +60,8 @@ class AppState {
       this.#started = true;
       performance.mark('cairn:started');
     }
+    await local.catch(() => {});
+    await scheduler.start();
   }
 
   offerUpdate(activate: () => void): void {

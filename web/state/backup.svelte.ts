@@ -6,7 +6,11 @@ import type { BackupResultView, BackupSource, ProgressSnapshot } from '../../wor
 import * as Comlink from 'comlink';
 import { servedFileList } from '../../workers/source/file-server';
 import { engine, progressListener } from '../lib/engine';
+import { backupRecord, failedRecord, type OperationContext, type OperationTrigger } from '../lib/history';
 import { describeError, isCode, type Described } from '../lib/messages';
+import { history } from './history.svelte';
+import { session } from './session.svelte';
+import { settings } from './settings.svelte';
 
 export interface BackupSettings {
   /** Shown while it runs ("Photos"). */
@@ -14,6 +18,10 @@ export interface BackupSettings {
   tags: string[];
   excludes: string[];
   force?: boolean;
+  /** Who started it, for the history (default: by hand). */
+  trigger?: OperationTrigger;
+  /** The plan it runs for. */
+  plan?: { id: string; name: string };
 }
 
 class BackupRun {
@@ -52,17 +60,26 @@ class BackupRun {
   }
 
   /** Resolves with the result, or undefined when it failed or was cancelled (see `error`). */
-  async start(source: BackupSource, settings: BackupSettings): Promise<BackupResultView | undefined> {
+  async start(source: BackupSource, opts: BackupSettings): Promise<BackupResultView | undefined> {
     if (this.#running) return undefined;
     this.#running = true;
     this.#cancelling = false;
-    this.#name = settings.name;
+    this.#name = opts.name;
     this.#progress = undefined;
     this.#result = undefined;
     this.#error = undefined;
     performance.mark('cairn:backup-start');
     let served: ReturnType<typeof servedFileList> | undefined;
     this.#listingAbort = new AbortController();
+    const op: OperationContext = {
+      repo: session.info?.id ?? '',
+      repoLabel: session.label,
+      trigger: opts.trigger ?? 'manual',
+      planId: opts.plan?.id,
+      planName: opts.plan?.name,
+      host: settings.hostName,
+      start: Date.now(),
+    };
     try {
       const onProgress = progressListener((p) => (this.#progress = p));
       // A webkitdirectory list stays here: the engine gets its paths (sizes and times follow
@@ -76,13 +93,15 @@ class BackupRun {
               (done, total) => (this.#listing = done < total ? { done, total } : undefined),
             )
           : undefined;
-      const request = { source: served?.source ?? source, tags: settings.tags, excludes: settings.excludes, force: settings.force };
+      const request = { source: served?.source ?? source, hostname: op.host, tags: opts.tags, excludes: opts.excludes, force: opts.force };
       const result = await engine().backup(served ? Comlink.transfer(request, [served.source.server]) : request, onProgress);
       this.#result = result;
+      await history.record(backupRecord(op, Date.now(), result));
       return result;
     } catch (e) {
       this.#error = describeError(e);
       if (isCode(e, 'ABORTED')) this.#progress = undefined;
+      await history.record(failedRecord(op, 'backup', Date.now(), this.#error));
       return undefined;
     } finally {
       served?.close();

@@ -26,7 +26,24 @@ class SnapshotList {
   }
 
   async load(): Promise<void> {
-    if (await this.#list.load(() => engine().listSnapshots(), { keep: true })) performance.mark('cairn:snapshots-listed');
+    if (await this.#list.load(() => engine().listSnapshots(), { keep: true })) {
+      performance.mark('cairn:snapshots-listed');
+      void this.#countSizes();
+    }
+  }
+
+  /** Snapshots without a summary (restic before 0.17) get their size counted from their trees, after the list shows. */
+  async #countSizes(): Promise<void> {
+    const list = this.#list.value ?? [];
+    const missing = list.filter((s) => s.size === undefined).map((s) => s.id);
+    if (missing.length === 0) return;
+    try {
+      const sizes = await engine().snapshotSizes(missing);
+      if (this.#list.value !== list) return; // a newer listing replaced it meanwhile
+      this.#list.set(list.map((s) => (s.size === undefined && sizes[s.id] !== undefined ? { ...s, size: sizes[s.id] } : s)));
+    } catch {
+      // sizes are a nicety: the list stands without them
+    }
   }
 
   clear(): void {

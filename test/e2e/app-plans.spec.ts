@@ -1,0 +1,78 @@
+// Plans run by themselves while the app is open, with the page's clock moved by the test
+// (page.clock): a plan due while open runs, a run missed while the app was closed is offered
+// on reopening (or run at once, as a setting), and the history survives a reload.
+
+import { expect, test } from '@playwright/test';
+import { createOpfsRepo, createPlan, gotoTab, openApp, unlock } from './helpers/app';
+import { sampleTree } from './helpers/data';
+import { writeOpfsTree } from './helpers/opfs';
+
+const SRC = ['e2e-src', 'Documents'];
+
+test('a plan due while the app is open runs by itself; the run shows on the plan, the overview and in the history, also after a reload', async ({ page }) => {
+  await page.clock.install({ time: new Date('2025-06-02T08:00:00Z') });
+  await openApp(page);
+  await writeOpfsTree(page, SRC, sampleTree(31));
+  await createOpfsRepo(page);
+  await createPlan(page, 'Docs', SRC, { hours: 2 });
+  const plan = page.getByTestId('plan-list').locator('li[data-plan="Docs"]');
+  await expect(plan.getByTestId('plan-last')).toHaveText('never');
+  await expect(plan.getByTestId('plan-next')).toContainText('in 2 h');
+
+  // Nothing runs before its time…
+  await page.clock.fastForward('01:50:00');
+  await expect(plan.getByTestId('plan-next')).toContainText('in 10 min');
+  await expect(plan.getByTestId('plan-last')).toHaveText('never');
+  // …and at its time it runs, without a click.
+  await page.clock.fastForward('00:10:30');
+  await expect(plan.getByTestId('plan-last')).toContainText('finished', { timeout: 60_000 });
+  await expect(plan.getByTestId('plan-next')).toContainText('in 2 h');
+
+  await gotoTab(page, 'Overview');
+  const row = page.getByTestId('dashboard-plans').locator('tr[data-plan="Docs"]');
+  await expect(row.getByTestId('dash-last-success')).toContainText('2025-06-02 ');
+  await expect(page.getByTestId('dash-snapshots')).toHaveText('1');
+  await expect(page.getByTestId('dash-health')).toHaveText('never checked');
+
+  await page.reload();
+  await unlock(page);
+  await gotoTab(page, 'History');
+  const entry = page.getByTestId('history-list').locator('tbody tr').first();
+  await expect(entry).toContainText('backup · Docs');
+  await expect(entry).toContainText('on schedule');
+  await expect(entry).toHaveAttribute('data-result', 'success');
+  await expect(entry).toContainText(String(sampleTree(31).length)); // files
+});
+
+test('a run missed while the app was closed is offered on reopening; with the setting, it runs at once', async ({ page }) => {
+  await page.clock.install({ time: new Date('2025-06-02T08:00:00Z') });
+  await openApp(page);
+  await writeOpfsTree(page, SRC, sampleTree(32));
+  await createOpfsRepo(page, { stayUnlocked: true });
+  await createPlan(page, 'Nightly', SRC, { dailyAt: '23:00' });
+
+  // Closed over the evening the plan was due.
+  await page.goto('about:blank');
+  await page.clock.fastForward('24:00:00');
+  await page.goto('/#/dashboard');
+  const missed = page.getByTestId('missed-run');
+  await expect(missed).toContainText('“Nightly” was due');
+  await expect(page.getByTestId('dashboard-plans').locator('tr[data-plan="Nightly"]').getByTestId('dash-next')).toHaveText('due now');
+  await missed.getByRole('button', { name: 'Run “Nightly” now' }).click();
+  await expect(missed).toHaveCount(0);
+  await expect(page.getByTestId('dashboard-plans').locator('tr[data-plan="Nightly"]').getByTestId('dash-last-success')).toContainText('2025-06-03 ', {
+    timeout: 60_000,
+  });
+
+  // "Run them as soon as Cairn opens": the next missed run goes without asking.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByLabel('Run them as soon as Cairn opens').check();
+  await page.goto('about:blank');
+  await page.clock.fastForward('24:00:00');
+  await page.goto('/#/history');
+  await expect(page.getByTestId('history-list').locator('tbody tr[data-kind="backup"]')).toHaveCount(2, { timeout: 60_000 });
+  await expect(page.getByTestId('missed-run')).toHaveCount(0);
+  const rows = page.getByTestId('history-list').locator('tbody tr');
+  await expect(rows.nth(0)).toContainText('missed run');
+  await expect(rows.nth(1)).toContainText('missed run');
+});

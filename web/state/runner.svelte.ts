@@ -1,0 +1,164 @@
+// Runs plans, one operation at a time: a plan's run waits while another backup or a restore
+// of this page is going on, then backs up the plan's folders into the open repository (the
+// engine allows one long operation at a time anyway), records the run on the plan and in the
+// history, applies the plan's retention rules (../lib/retention.ts) and says how it went in a
+// notification. Folder access is checked first: where the browser asks again, the run waits
+// for the user's click instead of failing (`waitingForClick`).
+
+import type { BackupSource } from '../../workers/api';
+import { ensurePermission, permissionState } from '../lib/fsa';
+import { formatBytes } from '../lib/format';
+import { failedRecord, type OperationTrigger } from '../lib/history';
+import { appError, describeError, type Described } from '../lib/messages';
+import { showNotification } from '../lib/notify';
+import { planPaths, type Plan } from '../lib/plans';
+import { applyRetentionAfterBackup } from '../lib/retention';
+import { backupRun } from './backup.svelte';
+import { history } from './history.svelte';
+import { plans } from './plans.svelte';
+import { restoreRun } from './restore.svelte';
+import { session } from './session.svelte';
+import { settings } from './settings.svelte';
+import { snapshots } from './snapshots.svelte';
+
+interface Queued {
+  planId: string;
+  trigger: OperationTrigger;
+}
+
+const idle = () => !backupRun.running && !restoreRun.running;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+class PlanRunner {
+  #queue = $state.raw<Queued[]>([]);
+  #current = $state.raw<Queued | undefined>();
+  #waiting = $state.raw<string[]>([]);
+  #draining = false;
+
+  /** The plan running now. */
+  get current(): Queued | undefined {
+    return this.#current;
+  }
+  /** Plans whose turn comes next. */
+  get queued(): Queued[] {
+    return this.#queue;
+  }
+  /** Plans that are due but need a click to get the browser's permission for their folders. */
+  get waitingForClick(): string[] {
+    return this.#waiting;
+  }
+
+  /** Queued, running or waiting for a click: the scheduler leaves it alone. */
+  isPending(planId: string): boolean {
+    return this.#current?.planId === planId || this.#queue.some((q) => q.planId === planId) || this.#waiting.includes(planId);
+  }
+
+  /** From a click: asks for folder access where needed (the click's user activation), then runs. */
+  async runNow(plan: Plan, trigger: OperationTrigger = 'manual'): Promise<void> {
+    try {
+      for (const f of plan.folders) await ensurePermission(f.handle, 'read');
+    } catch (e) {
+      await this.#failedBeforeStart(plan, trigger, describeError(e));
+      return;
+    }
+    this.#waiting = this.#waiting.filter((id) => id !== plan.id);
+    this.enqueue(plan.id, trigger);
+  }
+
+  enqueue(planId: string, trigger: OperationTrigger): void {
+    if (this.#current?.planId === planId || this.#queue.some((q) => q.planId === planId)) return;
+    this.#queue = [...this.#queue, { planId, trigger }];
+    void this.#drain();
+  }
+
+  /** Drops what waits for a repository that is closed now. */
+  clear(): void {
+    this.#queue = [];
+    this.#waiting = [];
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0) {
+        while (!idle()) await sleep(500);
+        const [next, ...rest] = this.#queue;
+        this.#queue = rest;
+        const plan = plans.byId(next!.planId);
+        if (!plan || !session.isOpen || session.entry?.id !== plan.repo) continue;
+        this.#current = next;
+        try {
+          await this.#run(plan, next!.trigger);
+        } finally {
+          this.#current = undefined;
+        }
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #run(plan: Plan, trigger: OperationTrigger): Promise<void> {
+    const states = await Promise.all(plan.folders.map((f) => permissionState(f.handle, 'read')));
+    if (states.some((s) => s !== 'granted')) {
+      if (states.includes('denied')) return this.#failedBeforeStart(plan, trigger, describeError(appError('PERMISSION_DENIED')));
+      this.#waiting = [...this.#waiting, plan.id];
+      void showNotification(
+        `Backup “${plan.name}” needs your click`,
+        'The browser asks again for access to its folders. Open Cairn and click “Allow and run”.',
+        `click-${plan.id}`,
+      );
+      return;
+    }
+    const start = Date.now();
+    await plans.started(plan.id, start);
+    const source: BackupSource =
+      plan.folders.length === 1 ? { kind: 'handle', handle: plan.folders[0]!.handle } : { kind: 'handles', handles: plan.folders.map((f) => f.handle) };
+    const result = await backupRun.start(source, {
+      name: plan.name,
+      tags: plan.tags,
+      excludes: plan.excludes,
+      trigger,
+      plan: { id: plan.id, name: plan.name },
+    });
+    const end = Date.now();
+    if (!result) {
+      const error = backupRun.error;
+      const cancelled = error?.code === 'ABORTED';
+      await plans.finished(plan.id, { start, end, result: cancelled ? 'cancelled' : 'failure', error: error?.title });
+      if (!cancelled)
+        void showNotification(`Backup failed: ${plan.name}`, `${error?.title ?? 'Failed'}. ${error?.detail ?? error?.text ?? ''}`.trim(), `run-${plan.id}`);
+      return;
+    }
+    await plans.finished(plan.id, { start, end, result: result.warnings.length ? 'warning' : 'success', snapshotId: result.snapshotId });
+    const s = result.summary;
+    void showNotification(
+      `Backup finished: ${plan.name}`,
+      `${s.totalFilesProcessed} files, ${formatBytes(s.totalBytesProcessed)} · ${s.filesNew} new, ${s.filesChanged} changed · ${formatBytes(s.dataAdded)} added` +
+        (result.warnings.length ? ` · ${result.warnings.length} not backed up` : ''),
+      `run-${plan.id}`,
+    );
+    await applyRetentionAfterBackup({
+      rules: plan.retention,
+      hostname: settings.hostName,
+      paths: planPaths(plan),
+      tags: plan.tags,
+      snapshotId: result.snapshotId,
+      signal: new AbortController().signal,
+    });
+    await Promise.all([snapshots.load(), session.refreshInfo()]);
+  }
+
+  /** A run that could not start (no access to a folder): a failure like any other. */
+  async #failedBeforeStart(plan: Plan, trigger: OperationTrigger, error: Described): Promise<void> {
+    const now = Date.now();
+    const op = { repo: session.info?.id ?? '', repoLabel: session.label, trigger, planId: plan.id, planName: plan.name, host: settings.hostName, start: now };
+    await history.record(failedRecord(op, 'backup', now, error));
+    await plans.started(plan.id, now);
+    await plans.finished(plan.id, { start: now, end: now, result: 'failure', error: error.title });
+    void showNotification(`Backup failed: ${plan.name}`, error.text, `run-${plan.id}`);
+  }
+}
+
+export const runner = new PlanRunner();
