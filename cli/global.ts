@@ -24,6 +24,7 @@ export const GLOBAL_FLAGS: FlagSpecs = {
   compression: { type: 'string', help: 'compression mode: auto, off, max' },
   'pack-size': { type: 'int', help: 'target pack size in MiB (4–128)' },
   option: { type: 'strings', short: 'o', help: 'set extended option (key=value)' },
+  'log-file': { type: 'string', help: 'append one JSON line per operation to this file' },
   help: { type: 'bool', short: 'h', help: 'help for this command' },
 };
 

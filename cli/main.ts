@@ -22,6 +22,7 @@ import * as key from './commands/key';
 import * as unlock from './commands/unlock';
 import * as list from './commands/list';
 import type { Context } from './context';
+import { withOpLog } from './op-log';
 
 interface Command {
   summary: string;
@@ -108,7 +109,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     installNodePrimitives();
     await initZstdNode();
-    return await command.run({ g: globalOptions(p, env), p, out, signal: controller.signal });
+    const g = globalOptions(p, env);
+    return await withOpLog(
+      p.flags['log-file'] as string | undefined,
+      { command: name, repository: g.repo },
+      (log) => command.run({ g, p, out, signal: controller.signal, log }),
+      out.stderr,
+    );
   } catch (e) {
     out.stderr(errorLine(e) + '\n');
     if (isCairnError(e, 'ABORTED')) return 130;

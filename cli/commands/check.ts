@@ -16,6 +16,8 @@ export async function run(ctx: Context): Promise<number> {
   const result = await withLock(ctx, repo, true, () => check(repo, { readData: ctx.p.flags['read-data'] === true, signal: ctx.signal, onMessage: say }));
   const errors = result.problems.filter((p) => !p.hint);
   const hints = result.problems.filter((p) => p.hint);
+  ctx.log?.summary({ num_errors: errors.length });
+  for (const e of errors) ctx.log?.error(e.message);
   if (ctx.g.json) {
     ctx.out.stdout(JSON.stringify({ message_type: 'summary', num_errors: errors.length, problems: result.problems }) + '\n');
   } else {
