@@ -22,6 +22,8 @@ export interface BackupSettings {
   trigger?: OperationTrigger;
   /** The plan it runs for. */
   plan?: { id: string; name: string };
+  /** What the browser did not hand over (empty folders, links), for the summary's "not backed up". */
+  notes?: string[];
 }
 
 class BackupRun {
@@ -31,6 +33,7 @@ class BackupRun {
   #progress = $state.raw<ProgressSnapshot | undefined>();
   #result = $state.raw<BackupResultView | undefined>();
   #error = $state.raw<Described | undefined>();
+  #notes = $state.raw<string[]>([]);
   /** How far the page is in reading a picked list's sizes and times, while it does. */
   #listing = $state.raw<{ done: number; total: number } | undefined>();
   /** Cancels the page's own part of a start (reading a picked list's sizes and times). */
@@ -54,6 +57,10 @@ class BackupRun {
   get error(): Described | undefined {
     return this.#error;
   }
+  /** The running or last backup's notes on what the browser did not hand over. */
+  get notes(): string[] {
+    return this.#notes;
+  }
   /** Set while the page reads a picked list's sizes and times (Chromium asks for each file). */
   get listing(): { done: number; total: number } | undefined {
     return this.#listing;
@@ -65,6 +72,7 @@ class BackupRun {
     this.#running = true;
     this.#cancelling = false;
     this.#name = opts.name;
+    this.#notes = opts.notes ?? [];
     this.#progress = undefined;
     this.#result = undefined;
     this.#error = undefined;

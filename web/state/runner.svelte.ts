@@ -14,6 +14,7 @@ import { showNotification } from '../lib/notify';
 import { planPaths, type Plan } from '../lib/plans';
 import { applyRetentionAfterBackup } from '../lib/retention';
 import { backupRun } from './backup.svelte';
+import { notesFor } from './choice.svelte';
 import { history } from './history.svelte';
 import { plans } from './plans.svelte';
 import { restoreRun } from './restore.svelte';
@@ -121,6 +122,7 @@ class PlanRunner {
       excludes: plan.excludes,
       trigger,
       plan: { id: plan.id, name: plan.name },
+      notes: notesFor(source, 'pick'),
     });
     const end = Date.now();
     if (!result) {
