@@ -7,9 +7,9 @@
 import * as Comlink from 'comlink';
 import type { ProgressSnapshot } from '../core/progress';
 import { CairnError } from '../core/errors';
-import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation } from './api';
+import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation, SnapshotView } from './api';
 import * as db from './cache/db';
-import { rememberView } from './cache/last-view';
+import { rememberList, rememberView } from './cache/last-view';
 import { EngineFault, guarded } from './errors';
 import { initWasm } from './wasm';
 import { warmUp } from './warmup';
@@ -162,7 +162,13 @@ const api = {
   repositoryInfo: () => guarded(async () => session?.info()),
   prepareOffline: () => guarded(() => current().warmOfflineCache()),
 
-  listSnapshots: () => guarded(async () => (await current().snapshots()).map(snapshotView)),
+  listSnapshots: () =>
+    guarded(async () => {
+      const s = current();
+      const list = (await s.snapshots()).map(snapshotView);
+      keepList(s, list);
+      return list;
+    }),
   listDir: (snapshotId: string, path: string[]) => guarded(() => browse.listDir(current(), snapshotId, path)),
   rememberView: (snapshotId: string, path: string[]) =>
     guarded(async () => {
@@ -246,6 +252,18 @@ const api = {
     tuning = { ...tuning, ...t };
   },
 } satisfies EngineApi & Record<string, unknown>;
+
+/** What was last kept as the next start's snapshot list, per session (only changes are sealed again). */
+const keptLists = new WeakMap<Session, string>();
+
+/** Keeps the snapshot list, sealed, as the next start's first picture (remembered repositories only). */
+function keepList(s: Session, list: SnapshotView[]): void {
+  if (!s.remembered) return;
+  const sig = list.map((v) => v.id).join();
+  if (keptLists.get(s) === sig) return;
+  keptLists.set(s, sig);
+  void rememberList(s.locationKey, s.repo.config.id, list).catch(() => keptLists.delete(s));
+}
 
 let closing = new AbortController();
 function closeSignal(): AbortSignal {

@@ -7,6 +7,13 @@ import { Loadable } from './loadable.svelte';
 
 class SnapshotList {
   readonly #list = new Loadable<SnapshotView[]>();
+  /** Showing the list kept from the last visit, which the engine has not confirmed yet. */
+  #kept = $state(false);
+  #early: Promise<SnapshotView[]> | undefined;
+
+  get kept(): boolean {
+    return this.#kept;
+  }
 
   get items(): SnapshotView[] {
     return this.#list.value ?? [];
@@ -25,8 +32,23 @@ class SnapshotList {
     return this.items.find((s) => s.id === id || s.shortId === id || s.id.startsWith(id));
   }
 
+  /** Shows the list kept from the last visit while the engine starts (web/lib/boot.ts). */
+  showKept(list: SnapshotView[]): void {
+    if (this.#list.value !== undefined || this.#list.loading) return; // something real is on show or coming
+    this.#list.set(list);
+    this.#kept = true;
+  }
+
+  /** The first load takes this answer, asked for at start-up (web/lib/boot.ts), instead of asking again. */
+  adopt(list: Promise<SnapshotView[]>): void {
+    this.#early = list;
+  }
+
   async load(): Promise<void> {
-    if (await this.#list.load(() => engine().listSnapshots(), { keep: true })) {
+    const early = this.#early;
+    this.#early = undefined;
+    if (await this.#list.load(() => early ?? engine().listSnapshots(), { keep: true })) {
+      this.#kept = false;
       performance.mark('cairn:snapshots-listed');
       void this.#countSizes();
     }
@@ -47,6 +69,8 @@ class SnapshotList {
   }
 
   clear(): void {
+    this.#kept = false;
+    this.#early = undefined;
     this.#list.clear();
   }
 }
