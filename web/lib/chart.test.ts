@@ -88,6 +88,13 @@ describe('chartGeometry', () => {
     expect(nums.every(Number.isFinite)).toBe(true);
     expect(g.bars.every((b) => b.width >= 2 && b.height >= 0)).toBe(true);
   });
+
+  test('bars never overlap: as wide as the closest two points allow', () => {
+    // Every other day for 16 days, then one more a day later (the overview's case: 24 px bars overlapped).
+    const points = [...Array.from({ length: 9 }, (_, i) => ({ t: T0 + 2 * i * DAY, v: i + 1 })), { t: T0 + 17 * DAY, v: 10 }];
+    const g = chartGeometry(points, { width: 430, height: 100 });
+    for (let i = 1; i < g.bars.length; i++) expect(g.bars[i]!.x).toBeGreaterThanOrEqual(g.bars[i - 1]!.x + g.bars[i - 1]!.width);
+  });
 });
 
 test('size over time counts back from the size now', () => {

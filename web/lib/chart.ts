@@ -112,12 +112,15 @@ export function chartGeometry(points: readonly Point[], box: Box, tzOffsetMin = 
   const base = r(plot.y + plot.height);
   const area = `${line} L${coords[coords.length - 1]![0]} ${base} L${coords[0]![0]} ${base} Z`;
 
-  const slot = sorted.length > 1 ? plot.width / sorted.length : plot.width;
-  const barWidth = r(Math.max(2, Math.min(24, slot * 0.6)));
+  // Bars as wide as the closest two points leave room for (at most 24 px, at least 2), placed
+  // on a time axis inset by half a bar, so the first and last stay inside the plot whole.
+  let gap = plot.width;
+  for (let i = 1; i < coords.length; i++) gap = Math.min(gap, coords[i]![0] - coords[i - 1]![0]);
+  const barWidth = r(Math.max(2, Math.min(24, gap * 0.6)));
+  const xBar = (t: number) => (span > 0 ? plot.x + barWidth / 2 + ((t - t0) / span) * (plot.width - barWidth) : plot.x + plot.width / 2);
   const bars = sorted.map((p) => {
     const cy = y(p.v);
-    const cx = Math.min(plot.x + plot.width - barWidth / 2, Math.max(plot.x + barWidth / 2, x(p.t)));
-    return { x: r(cx - barWidth / 2), y: r(cy), width: barWidth, height: r(base - cy), t: p.t, v: p.v };
+    return { x: r(xBar(p.t) - barWidth / 2), y: r(cy), width: barWidth, height: r(base - cy), t: p.t, v: p.v };
   });
   const dots = sorted.map((p, i) => ({ x: coords[i]![0], y: coords[i]![1], t: p.t, v: p.v }));
 

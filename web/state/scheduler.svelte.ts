@@ -10,7 +10,7 @@
 import { untrack } from 'svelte';
 import { REMINDED_PREF, REMINDERS_PREF, type Reminded, type Reminder } from '../../sw/reminders';
 import { getPref, setPref } from '../lib/db';
-import { showNotification } from '../lib/notify';
+import { registerPeriodicCheck, showNotification } from '../lib/notify';
 import { planStatus, type Plan, type PlanStatus } from '../lib/plans';
 import { deviceTimeZone } from '../lib/schedule';
 import { plans } from './plans.svelte';
@@ -46,6 +46,9 @@ class Scheduler {
 
   async start(): Promise<void> {
     this.#reminded = (await getPref<Reminded>(REMINDED_PREF).catch(() => undefined)) ?? {};
+    // Where the browser grants it (an installed app in Chromium), it wakes the service worker now
+    // and then to mention overdue plans while Cairn is closed.
+    if (settings.notifications) void registerPeriodicCheck();
     document.addEventListener('visibilitychange', () => document.visibilityState === 'visible' && this.tick());
     $effect.root(() => {
       // A plan made, changed or run, or the overdue settings changed: look again.
