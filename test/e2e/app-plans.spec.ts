@@ -1,10 +1,14 @@
 // Plans run by themselves while the app is open, with the page's clock moved by the test
 // (page.clock): a plan due while open runs, a run missed while the app was closed is offered
-// on reopening (or run at once, as a setting), and the history survives a reload.
+// on reopening (or run at once, as a setting), and the history survives a reload. In a browser
+// that cannot keep access to a folder, a due plan asks for its folder and then runs.
 
 import { expect, test } from '@playwright/test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createOpfsRepo, createPlan, gotoTab, openApp, unlock } from './helpers/app';
-import { sampleTree } from './helpers/data';
+import { materialize, sampleTree } from './helpers/data';
 import { writeOpfsTree } from './helpers/opfs';
 
 const SRC = ['e2e-src', 'Documents'];
@@ -75,4 +79,44 @@ test('a run missed while the app was closed is offered on reopening; with the se
   const rows = page.getByTestId('history-list').locator('tbody tr');
   await expect(rows.nth(0)).toContainText('missed run');
   await expect(rows.nth(1)).toContainText('missed run');
+});
+
+test('without File System Access a due plan asks for its folder, then backs it up as the plan says', async ({ page }) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-e2e-plan-pick-'));
+  try {
+    const tree = sampleTree(36);
+    await materialize(tree, join(dir, 'Documents'));
+    await page.addInitScript(() => {
+      delete (window as { showDirectoryPicker?: unknown }).showDirectoryPicker;
+    });
+    await page.clock.install({ time: new Date('2025-06-02T08:00:00Z') });
+    await openApp(page);
+    await createOpfsRepo(page);
+    await gotoTab(page, 'Plans');
+    await page.getByRole('link', { name: 'New plan' }).click();
+    await page.getByLabel('Folder name').fill('Documents');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByLabel(/^Tags/).fill('picked');
+    await page.getByLabel('Every few hours').check();
+    await page.getByLabel('Every', { exact: true }).fill('4');
+    await page.getByRole('button', { name: 'Create plan' }).click();
+    await expect(page.getByTestId('plan-list').locator('li[data-plan="Documents"]')).toBeVisible();
+
+    await page.clock.fastForward('04:00:30');
+    const ask = page.getByTestId('plan-needs-folder');
+    await expect(ask).toContainText('choose “Documents”');
+    await ask.getByLabel('Choose “Documents” and back up').setInputFiles(join(dir, 'Documents'));
+    await expect(ask).toHaveCount(0);
+    await expect(page.getByTestId('plan-list').locator('li[data-plan="Documents"]').getByTestId('plan-last')).toContainText('finished', { timeout: 60_000 });
+
+    await gotoTab(page, 'History');
+    const entry = page.getByTestId('history-list').locator('tbody tr').first();
+    await expect(entry).toContainText('backup · Documents');
+    await expect(entry).toContainText('on schedule');
+    await expect(entry.locator('td[data-label="Files"]')).toHaveText(String(tree.length));
+    await gotoTab(page, 'Snapshots');
+    await expect(page.getByTestId('snapshot-list').locator('tbody tr').first()).toContainText('picked');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -6,10 +6,13 @@ import type { OperationResult } from './history';
 import type { RetentionRules } from './retention';
 import { nextRun, type Schedule } from './schedule';
 
-/** A folder a plan backs up: its handle where the browser can keep one (File System Access). */
+/**
+ * A folder a plan backs up: its handle where the browser can keep one (File System Access);
+ * elsewhere (Firefox, Safari) only its name, and each run asks the user to choose it.
+ */
 export interface PlanFolder {
   name: string;
-  handle: FileSystemDirectoryHandle;
+  handle?: FileSystemDirectoryHandle;
 }
 
 export interface PlanRun {
@@ -67,6 +70,7 @@ export function planProblems(d: PlanDraft, problems: { schedule?: string; retent
   const errs: Record<string, string> = {};
   if (!d.name.trim()) errs['name'] = 'Give the plan a name.';
   if (d.folders.length === 0) errs['folders'] = 'Add at least one folder.';
+  if (d.folders.length > 1 && d.folders.some((f) => !f.handle)) errs['folders'] = 'This browser picks a plan’s folder at each run: one folder per plan.';
   const names = d.folders.map((f) => f.name);
   if (new Set(names).size !== names.length)
     errs['folders'] = 'Two folders have the same name. A snapshot records folders by name, so back them up in separate plans.';

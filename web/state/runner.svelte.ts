@@ -25,9 +25,13 @@ import { snapshots } from './snapshots.svelte';
 interface Queued {
   planId: string;
   trigger: OperationTrigger;
+  /** The folder's files, picked for this run (a browser that cannot keep access to a folder). */
+  picked?: BackupSource;
 }
 
 const idle = () => !backupRun.running && !restoreRun.running;
+/** Every folder of the plan is kept as a handle (File System Access); else each run picks it. */
+const keepsFolders = (p: Plan) => p.folders.every((f) => f.handle !== undefined);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 class PlanRunner {
@@ -44,7 +48,10 @@ class PlanRunner {
   get queued(): Queued[] {
     return this.#queue;
   }
-  /** Plans that are due but need a click to get the browser's permission for their folders. */
+  /**
+   * Plans that are due but need a click: to get the browser's permission for their folders
+   * again, or — where the browser cannot keep access to a folder — to choose the folder.
+   */
   get waitingForClick(): string[] {
     return this.#waiting;
   }
@@ -56,8 +63,9 @@ class PlanRunner {
 
   /** From a click: asks for folder access where needed (the click's user activation), then runs. */
   async runNow(plan: Plan, trigger: OperationTrigger = 'manual'): Promise<void> {
+    if (!keepsFolders(plan)) return; // such a plan runs from its folder chosen again: runPicked
     try {
-      for (const f of plan.folders) await ensurePermission(f.handle, 'read');
+      for (const f of plan.folders) await ensurePermission(f.handle!, 'read');
     } catch (e) {
       await this.#failedBeforeStart(plan, trigger, describeError(e));
       return;
@@ -66,9 +74,16 @@ class PlanRunner {
     this.enqueue(plan.id, trigger);
   }
 
-  enqueue(planId: string, trigger: OperationTrigger): void {
+  /** Runs a plan whose folder the browser cannot keep with the files just picked for it. */
+  runPicked(plan: Plan, picked: BackupSource, trigger: OperationTrigger = 'manual'): void {
+    const waited = this.#waiting.includes(plan.id);
+    this.#waiting = this.#waiting.filter((id) => id !== plan.id);
+    this.enqueue(plan.id, waited && trigger === 'manual' ? 'schedule' : trigger, picked);
+  }
+
+  enqueue(planId: string, trigger: OperationTrigger, picked?: BackupSource): void {
     if (this.#current?.planId === planId || this.#queue.some((q) => q.planId === planId)) return;
-    this.#queue = [...this.#queue, { planId, trigger }];
+    this.#queue = [...this.#queue, { planId, trigger, picked }];
     void this.#drain();
   }
 
@@ -90,7 +105,8 @@ class PlanRunner {
         if (!plan || !session.isOpen || session.entry?.id !== plan.repo) continue;
         this.#current = next;
         try {
-          await this.#run(plan, next!.trigger);
+          const source = next!.picked ?? (await this.#keptSource(plan, next!.trigger));
+          if (source) await this.#backUp(plan, next!.trigger, source);
         } finally {
           this.#current = undefined;
         }
@@ -100,22 +116,41 @@ class PlanRunner {
     }
   }
 
-  async #run(plan: Plan, trigger: OperationTrigger): Promise<void> {
-    const states = await Promise.all(plan.folders.map((f) => permissionState(f.handle, 'read')));
+  /**
+   * The plan's kept folders as a source, when the browser lets them be read without asking;
+   * else the plan waits for a click (and says so in a notification), or fails when refused.
+   */
+  async #keptSource(plan: Plan, trigger: OperationTrigger): Promise<BackupSource | undefined> {
+    if (!keepsFolders(plan)) {
+      this.#waitForClick(
+        plan,
+        `Time to back up “${plan.name}”`,
+        `Open Cairn and choose the folder “${plan.folders[0]?.name ?? ''}”: this browser cannot keep access to it.`,
+      );
+      return undefined;
+    }
+    const handles = plan.folders.map((f) => f.handle!);
+    const states = await Promise.all(handles.map((h) => permissionState(h, 'read')));
+    if (states.includes('denied')) return void (await this.#failedBeforeStart(plan, trigger, describeError(appError('PERMISSION_DENIED'))));
     if (states.some((s) => s !== 'granted')) {
-      if (states.includes('denied')) return this.#failedBeforeStart(plan, trigger, describeError(appError('PERMISSION_DENIED')));
-      this.#waiting = [...this.#waiting, plan.id];
-      void showNotification(
+      this.#waitForClick(
+        plan,
         `Backup “${plan.name}” needs your click`,
         'The browser asks again for access to its folders. Open Cairn and click “Allow and run”.',
-        `click-${plan.id}`,
       );
-      return;
+      return undefined;
     }
+    return handles.length === 1 ? { kind: 'handle', handle: handles[0]! } : { kind: 'handles', handles };
+  }
+
+  #waitForClick(plan: Plan, title: string, body: string): void {
+    this.#waiting = [...this.#waiting, plan.id];
+    void showNotification(title, body, `click-${plan.id}`);
+  }
+
+  async #backUp(plan: Plan, trigger: OperationTrigger, source: BackupSource): Promise<void> {
     const start = Date.now();
     await plans.started(plan.id, start);
-    const source: BackupSource =
-      plan.folders.length === 1 ? { kind: 'handle', handle: plan.folders[0]!.handle } : { kind: 'handles', handles: plan.folders.map((f) => f.handle) };
     const result = await backupRun.start(source, {
       name: plan.name,
       tags: plan.tags,

@@ -81,6 +81,11 @@ class Scheduler {
     await runner.runNow(p, 'missed');
   }
 
+  /** A missed run taken up another way (its folder chosen again, in a browser that cannot keep it). */
+  takeMissed(p: Plan): void {
+    this.#missed = this.#missed.filter((id) => id !== p.id);
+  }
+
   async skip(p: Plan): Promise<void> {
     this.#missed = this.#missed.filter((id) => id !== p.id);
     await plans.skip(p.id);
