@@ -229,8 +229,8 @@ test('opening the app to the snapshot list and to the overview from the warm cac
   const mark = (name: string) => page.evaluate((n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN, name);
   const samples: { route: string; shown: number; fresh: number }[] = [];
   for (const route of ['#/snapshots', '#/dashboard'] as const) {
-    for (let i = 0; i < 5; i++) {
-      await context.setOffline(i === 4); // the last run without any network at all
+    for (let i = 0; i < 3; i++) {
+      await context.setOffline(i === 2); // the last run without any network at all
       await page.goto('about:blank');
       await page.goto('/' + route);
       if (route === '#/snapshots') {

@@ -80,6 +80,20 @@ export function restoreRecord(ctx: OperationContext, end: number, subject: strin
   };
 }
 
+/**
+ * Any other finished operation (check, forget, prune): what it reports, in the record's fields.
+ * The check UI records `result: 'success'` for a repository without errors and `'failure'` with
+ * its problems in `errors` otherwise; the overview shows the newest check as the health.
+ */
+export function finishedRecord(
+  ctx: OperationContext,
+  kind: OperationKind,
+  end: number,
+  fields: Pick<HistoryRecord, 'result'> & Partial<Pick<HistoryRecord, 'files' | 'bytes' | 'snapshotId' | 'subject' | 'errors'>>,
+): HistoryRecord {
+  return { ...base(ctx, kind, end), errors: [], ...fields };
+}
+
 export function failedRecord(ctx: OperationContext, kind: OperationKind, end: number, error: Described, subject?: string): HistoryRecord {
   return {
     ...base(ctx, kind, end),
