@@ -120,3 +120,40 @@ test('without File System Access a due plan asks for its folder, then backs it u
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('the service worker, woken by Periodic Background Sync, mentions a plan overdue by more than the set time', async ({ page, context }) => {
+  await context.grantPermissions(['notifications']);
+  // The page lives three days ago; the service worker, woken below, in the real present.
+  await page.clock.install({ time: new Date(Date.now() - 3 * 86_400_000) });
+  await openApp(page);
+  await writeOpfsTree(page, SRC, sampleTree(37));
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByLabel(/Tell me when a plan’s backup finishes/).check();
+  await page.getByLabel(/A plan is overdue when/).fill('2');
+  await page.getByLabel(/A plan is overdue when/).blur();
+  await page.goto('/');
+  await createOpfsRepo(page);
+  await createPlan(page, 'Docs', SRC, { hours: 1 });
+  await page.evaluate(() => navigator.serviceWorker.ready);
+
+  const cdp = await context.newCDPSession(page);
+  const registration = new Promise<string>((resolve) =>
+    cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => {
+      const r = e.registrations.find((x) => !x.isDeleted);
+      if (r) resolve(r.registrationId);
+    }),
+  );
+  await cdp.send('ServiceWorker.enable');
+  const origin = new URL(page.url()).origin;
+  await expect
+    .poll(async () => {
+      await cdp.send('ServiceWorker.dispatchPeriodicSyncEvent', { origin, registrationId: await registration, tag: 'cairn-overdue-plans' });
+      return page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => `${n.title}: ${n.body}`));
+    })
+    .toEqual([expect.stringMatching(/^Backup overdue: Docs: “Docs” \(This browser\) was due \d+ hours ago\. Open Cairn to run it/)]);
+  // Mentioned once: another wake-up says nothing new.
+  await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).forEach((n) => n.close()));
+  await cdp.send('ServiceWorker.dispatchPeriodicSyncEvent', { origin, registrationId: await registration, tag: 'cairn-overdue-plans' });
+  await page.waitForTimeout(500);
+  expect(await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).length)).toBe(0);
+});
