@@ -11,6 +11,7 @@ import { calibrateKdf, TEST_KDF, type KdfParams } from '../core/repository/kdf-p
 import type { Parsed } from './args';
 import { localOwner, readPassword, type GlobalOptions } from './global';
 import { openBackend, parseLocation, type BackendSpec } from './location';
+import type { OpLog } from './op-log';
 import type { Out } from './output';
 
 export interface Context {
@@ -18,6 +19,8 @@ export interface Context {
   p: Parsed;
   out: Out;
   signal: AbortSignal;
+  /** With --log-file: where the command reports its summary numbers and errors. */
+  log?: OpLog;
 }
 
 export interface Opened {

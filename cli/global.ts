@@ -25,6 +25,7 @@ export const GLOBAL_FLAGS: FlagSpecs = {
   'pack-size': { type: 'int', help: 'target pack size in MiB (4–128)' },
   'stuck-request-timeout': { type: 'string', help: 'duration after which to retry stuck requests (default 5m0s)' },
   option: { type: 'strings', short: 'o', help: 'set extended option (key=value)' },
+  'log-file': { type: 'string', help: 'append one JSON line per operation to this file' },
   help: { type: 'bool', short: 'h', help: 'help for this command' },
 };
 

@@ -33,6 +33,7 @@ import * as diff from './commands/diff';
 import * as dump from './commands/dump';
 import * as tag from './commands/tag';
 import * as generate from './commands/generate';
+import { withOpLog } from './op-log';
 
 export interface Command {
   summary: string;
@@ -145,7 +146,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     installNodePrimitives();
     await initZstdNode();
-    return await command.run({ g: globalOptions(p, env), p, out, signal: controller.signal });
+    const g = globalOptions(p, env);
+    return await withOpLog(
+      p.flags['log-file'] as string | undefined,
+      { command: name, repository: g.repo },
+      (log) => command.run({ g, p, out, signal: controller.signal, log }),
+      out.stderr,
+    );
   } catch (e) {
     out.stderr(errorLine(e) + '\n');
     if (isCairnError(e, 'ABORTED')) return 130;

@@ -79,6 +79,8 @@ export async function run(ctx: Context): Promise<number> {
   const hints = result.problems.filter((p) => p.kind === 'pack-unreferenced');
   const warnings = result.problems.filter((p) => p.hint && p.kind !== 'pack-unreferenced');
   const broken = brokenPacks(errors);
+  ctx.log?.summary({ num_errors: errors.length });
+  for (const e of errors) ctx.log?.error(e.message);
   if (ctx.g.json) {
     for (const e of errors) ctx.out.stderr(JSON.stringify({ message_type: 'error', message: e.message }) + '\n');
     ctx.out.stdout(

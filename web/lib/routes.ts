@@ -3,7 +3,13 @@
 // current route.
 
 export type Route =
+  | { name: 'dashboard' }
   | { name: 'backup' }
+  | { name: 'plans' }
+  /** A plan's form: an existing plan's ID, or 'new'. */
+  | { name: 'plan'; id: string }
+  | { name: 'history'; plan?: string; kind?: string }
+  | { name: 'settings' }
   | { name: 'snapshots' }
   | { name: 'snapshot'; id: string; path: string[] }
   | { name: 'search'; q: string }
@@ -20,8 +26,18 @@ export function parseHash(hash: string): Route {
   const [head = '', ...rest] = pathPart.split('/');
   try {
     switch (head) {
+      case 'dashboard':
+      case 'plans':
+      case 'settings':
       case 'backup':
-        return { name: 'backup' };
+        return { name: head };
+      case 'plan':
+        if (rest[0]) return { name: 'plan', id: decodeURIComponent(rest[0]) };
+        break;
+      case 'history': {
+        const q = new URLSearchParams(query);
+        return { name: 'history', plan: q.get('plan') || undefined, kind: q.get('kind') || undefined };
+      }
       case 'snapshots':
         return { name: 'snapshots' };
       case 'snapshot':
@@ -42,9 +58,20 @@ export function parseHash(hash: string): Route {
 
 export function formatRoute(r: Route): string {
   switch (r.name) {
+    case 'dashboard':
+    case 'plans':
+    case 'settings':
     case 'backup':
     case 'snapshots':
       return `#/${r.name}`;
+    case 'plan':
+      return `#/plan/${encodeURIComponent(r.id)}`;
+    case 'history': {
+      const q = new URLSearchParams();
+      if (r.plan) q.set('plan', r.plan);
+      if (r.kind) q.set('kind', r.kind);
+      return q.size ? `#/history?${q}` : '#/history';
+    }
     case 'snapshot':
       return `#/snapshot/${enc([r.id, ...r.path])}`;
     case 'search':

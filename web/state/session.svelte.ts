@@ -14,6 +14,7 @@ import { remembered } from './remembered.svelte';
 import { snapshots } from './snapshots.svelte';
 import { tree } from './tree.svelte';
 import { diff, search, versions } from './explore.svelte';
+import { dashboard } from './dashboard.svelte';
 
 export interface UnlockRequest {
   /** A remembered entry to unlock (its stored location), or a new location typed in. */
@@ -37,6 +38,7 @@ export const LAST_REPO_PREF = 'lastRepo';
 /** What was shown of a repository: nothing of it outlives the session. */
 function forgetShown(): void {
   snapshots.clear();
+  dashboard.clear();
   tree.clear();
   search.results.clear();
   versions.results.clear();
