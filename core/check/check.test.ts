@@ -220,3 +220,23 @@ async function healthyReopen(repo: Repository): Promise<Repository> {
   const { Repository: R } = await import('../repository/repository');
   return new R(repo.backend, repo.key, repo.keyID, repo.config);
 }
+
+describe('check --read-data-subset', () => {
+  beforeAll(initEngine);
+
+  it('n/t reads exactly the packs of group n: a damaged pack is found by its group only', async () => {
+    const { repo, backend } = await healthy();
+    const { packID, offset } = await dataPackOf(repo, 'three\n');
+    await replace(backend, { type: 'data', name: packID }, (b) => {
+      b[offset + 20]! ^= 1;
+      return b;
+    });
+    const group = parseInt(packID.slice(0, 2), 16) % 7;
+    for (let n = 1; n <= 7; n++) {
+      const lines: string[] = [];
+      const r = await check(await healthyReopen(repo), { readDataSubset: { kind: 'bucket', n, t: 7 }, onMessage: (l) => lines.push(l) });
+      expect(r.ok).toBe(n - 1 !== group);
+      expect(lines[lines.length - 1]).toMatch(new RegExp(`^read group #${n} of \\d+ data packs \\(out of total \\d+ packs in 7 groups\\)$`));
+    }
+  });
+});

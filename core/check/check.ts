@@ -1,15 +1,14 @@
-import { CairnError, serializeError, type ErrorCode } from '../errors';
-import { hashID, type ID } from '../id';
+import { serializeError, type ErrorCode } from '../errors';
+import type { ID } from '../id';
 import { decodeIndex } from '../index/index-file';
-import { decodeBlob } from '../repository/blob-codec';
 import type { Repository } from '../repository/repository';
 import { listSnapshots } from '../repository/snapshots';
-import { readPackHeader, expectedPackSize } from '../pack/reader';
+import { expectedPackSize } from '../pack/reader';
 import type { PackedBlob } from '../pack/header';
 import { loadTree } from '../walker';
-import { mapLimit } from '../concurrency/concurrency';
-import { PACK_BUFFER_SIZE } from '../pack/packer';
-import { memoryLoader } from './memory-loader';
+import type { PackDecoder } from '../restorer/restorer';
+import { readPacks, type ProblemSink } from './read-packs';
+import { selectSubset, type Subset } from './subset';
 
 export interface CheckProblem {
   /** Stable kind for tests and tools. */
@@ -24,6 +23,14 @@ export interface CheckProblem {
 
 export interface CheckOptions {
   readData?: boolean;
+  /** Read only these packs' data (restic --read-data-subset); see subset.ts. */
+  readDataSubset?: Subset;
+  /** For the random subsets (x%, size); Math.random by default. */
+  random?: () => number;
+  /** Verifies blobs on other threads while packs are read (see read-packs.ts). */
+  decodePack?: PackDecoder;
+  /** Packs read at once. */
+  readConcurrency?: number;
   signal?: AbortSignal;
   onMessage?: (line: string) => void;
   onProgress?: (done: number, total: number, what: string) => void;
@@ -126,91 +133,22 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
     await checkTree(snapshot.tree, '');
   }
 
-  if (opts.readData) {
-    say('read all data');
-    let done = 0;
-    const packs = [...indexed.keys()].filter((p) => stored.has(p));
-    const buffers: Uint8Array[] = [];
-    await mapLimit(packs, 2, async (pack) => {
-      await checkPackData(repo, pack, stored.get(pack)!, indexed.get(pack)!, problem, signal, buffers);
-      opts.onProgress?.(++done, packs.length, 'packs');
-    });
-  }
-
+  if (opts.readData || opts.readDataSubset) await readData(repo, indexed, stored, opts, problem);
   return { problems, ok: !problems.some((p) => !p.hint), snapshots: snapshots.length, packs: stored.size };
 }
 
-async function checkPackData(
-  repo: Repository,
-  pack: ID,
-  size: number,
-  indexBlobs: PackedBlob[],
-  problem: (p: Omit<CheckProblem, 'code'> & { code?: ErrorCode }) => void,
-  signal?: AbortSignal,
-  buffers: Uint8Array[] = [],
-): Promise<void> {
-  let bytes: Uint8Array;
-  // Packs are read into reused buffers and their blobs decrypted in place (fresh pages are
-  // what costs most per byte on some VMs); the buffer goes back when this pack is done.
-  let into = buffers.pop();
-  if (into && into.length < size) into = undefined;
-  into ??= new Uint8Array(Math.max(size, PACK_BUFFER_SIZE));
-  try {
-    bytes = await repo.backend.load({ type: 'data', name: pack }, { signal, into });
-  } catch (e) {
-    if (e instanceof CairnError && e.code === 'ABORTED') throw e;
-    problem({ kind: 'pack-missing', code: serializeError(e).code, pack, message: `pack ${pack}: ${serializeError(e).message}` });
-    return;
+/** The packs to read (all indexed and stored ones, or the chosen subset), then read them. */
+async function readData(repo: Repository, indexed: Map<ID, PackedBlob[]>, stored: Map<ID, number>, opts: CheckOptions, problem: ProblemSink): Promise<void> {
+  let packs: ID[];
+  if (opts.readDataSubset) {
+    const sizes = new Map([...indexed].map(([id, blobs]) => [id, expectedPackSize(blobs)]));
+    const choice = selectSubset(sizes, opts.readDataSubset, opts.random);
+    opts.onMessage?.(choice.message);
+    packs = choice.packs;
+  } else {
+    opts.onMessage?.('read all data');
+    packs = [...indexed.keys()];
   }
-  const got = await hashID(bytes);
-  if (got !== pack)
-    problem({ kind: 'pack-hash', code: 'HASH_MISMATCH', pack, message: `pack ${pack}: ID does not match, want ${pack.slice(0, 8)}, got ${got.slice(0, 8)}` });
-  let header: PackedBlob[] | undefined;
-  try {
-    header = await readPackHeader(memoryLoader(bytes), repo.key, pack, size, signal);
-  } catch (e) {
-    problem({ kind: 'pack-header', code: serializeError(e).code, pack, message: `pack ${pack}: ${serializeError(e).message}` });
-  }
-  // Check every blob the index lists for this pack (the header may be the corrupt part).
-  const listed = header ?? indexBlobs;
-  if (header) {
-    const key = (b: PackedBlob) => `${b.type}:${b.id}:${b.offset}:${b.length}`;
-    const inHeader = new Set(header.map(key));
-    for (const b of indexBlobs) {
-      if (!inHeader.has(key(b)))
-        problem({
-          kind: 'pack-header',
-          code: 'BAD_PACK',
-          pack,
-          blob: b.id,
-          message: `pack ${pack}: blob ${b.id.slice(0, 8)} listed in index is not in the pack header at offset ${b.offset}`,
-        });
-    }
-  }
-  // In place only where no other listed blob shares the bytes (a damaged header might).
-  const overlaps = new Set<PackedBlob>();
-  const byOffset = [...listed].sort((a, b) => a.offset - b.offset);
-  for (let i = 1; i < byOffset.length; i++) {
-    const prev = byOffset[i - 1]!,
-      cur = byOffset[i]!;
-    if (cur.offset < prev.offset + prev.length) {
-      overlaps.add(prev);
-      overlaps.add(cur);
-    }
-  }
-  for (const b of listed) {
-    try {
-      if (b.offset + b.length > bytes.length) throw new CairnError('BAD_PACK', 'blob extends past the end of the pack');
-      await decodeBlob(repo.key, bytes.subarray(b.offset, b.offset + b.length), { ...b, packID: pack }, !overlaps.has(b));
-    } catch (e) {
-      problem({
-        kind: 'blob',
-        code: serializeError(e).code,
-        pack,
-        blob: b.id,
-        message: `pack ${pack}: blob ${b.id} (${b.type}, offset ${b.offset}): ${serializeError(e).message}`,
-      });
-    }
-  }
-  if (bytes.buffer === into.buffer && buffers.length < 4) buffers.push(into);
+  const list = packs.filter((p) => stored.has(p)).map((id) => ({ id, size: stored.get(id)!, blobs: indexed.get(id)! }));
+  await readPacks(repo, list, problem, { signal: opts.signal, decodePack: opts.decodePack, concurrency: opts.readConcurrency, onProgress: opts.onProgress });
 }
