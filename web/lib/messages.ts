@@ -54,6 +54,14 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
     'Nothing would be kept',
     'The rules would remove every snapshot of a group (a mistyped tag, say), so nothing was removed. Add a rule that keeps something of that group.',
   ],
+  LAST_KEY: [
+    'This is the only key',
+    'A repository needs at least one key: without it no password opens it. Add another password first, then remove this one.',
+  ],
+  KEY_IN_USE: [
+    'This key is in use',
+    'This is the key you unlocked the repository with. Removing it means that password no longer opens the repository; confirm to remove it anyway.',
+  ],
   NOT_FOUND: ['Not found', 'A file the repository needs is missing.'],
   ALREADY_EXISTS: ['Already exists', 'Something with that name already exists.'],
   BACKEND_IO: ['Storage error', 'Reading or writing the storage failed. Trying again often helps.'],
