@@ -17,6 +17,7 @@ import * as browse from './engine/browse';
 import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
 import type { Session } from './engine/session';
 import { snapshotView } from './engine/views';
+import { repositoryTools } from './engine/tools';
 import { engineOwner, removeDeadEngineLocks } from './engine/pack-journal';
 import { useWorkerHost, WORKER_HOST } from './spawn';
 import type { Sha256Choice, Sha256Use } from './sha256-choice';
@@ -232,6 +233,8 @@ const api = {
       cacheMisses: session?.cached?.stats.misses ?? 0,
       lastBackup,
     })),
+
+  ...repositoryTools({ current, exclusive, owner, replace, closeSignal }),
 
   /** Harness/benchmark knob, not part of EngineApi: fixes the file-saver worker count. */
   setSaverWorkers: async (n: number | undefined) => {

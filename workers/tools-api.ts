@@ -132,7 +132,14 @@ export interface PruneEstimate {
   bytesBefore: number;
 }
 
+/** Which snapshots the rules apply to: every group, or only this browser's (its host name). */
+export interface RetentionScope {
+  thisHostOnly?: boolean;
+}
+
 export interface ForgetPreview {
+  /** This engine's host name (what "this browser's snapshots" means). */
+  host: string;
   groups: ForgetGroupView[];
   /** restic's "Applying Policy: …" and the policy in plain words. */
   policy: string;
@@ -143,7 +150,7 @@ export interface ForgetPreview {
   prune?: PruneEstimate;
 }
 
-export interface ForgetRequest {
+export interface ForgetRequest extends RetentionScope {
   /** The rules to apply (restic's flags as text). */
   policy?: PolicyInput;
   /** Or these snapshots, removed whatever the rules say. */
@@ -193,7 +200,7 @@ export interface RepositoryToolsApi {
   ): Promise<RestoreResultView>;
 
   /** What the rules would keep and remove (and, with `withPrune`, what prune would free). */
-  previewForget(policy: PolicyInput, opts?: { withPrune?: boolean }): Promise<ForgetPreview>;
+  previewForget(policy: PolicyInput, opts?: RetentionScope & { withPrune?: boolean }): Promise<ForgetPreview>;
   /** Removes snapshots by rules or IDs (exclusive lock), then frees space when asked and possible. */
   forget(req: ForgetRequest, onProgress?: (p: ProgressSnapshot) => void): Promise<ForgetResultView>;
   /** Whether this engine can free space (prune) after a forget. */

@@ -5,6 +5,7 @@
 // its ID, and snapshots sharing subtrees share the answer.
 
 import { serializeError, throwIfAborted, type ErrorCode } from '../errors';
+import type { Node } from '../data/node';
 import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 import type { SnapshotEntry } from '../repository/snapshots';
@@ -89,7 +90,7 @@ async function hitsBelow(repo: Repository, id: ID, damaged: ReadonlySet<ID>, mem
   if (known) return known;
   throwIfAborted(opts.signal);
   const hits: Hit[] = [];
-  let nodes;
+  let nodes: Node[];
   try {
     nodes = (await loadTree(repo, id, opts.signal)).nodes;
   } catch (e) {
