@@ -46,9 +46,7 @@ describe('affected paths', () => {
     const snaps = await listSnapshots(repo);
     const found = await affectedPaths(repo, snaps, damaged);
     expect(found.more).toBe(0);
-    expect(found.paths.map((p) => [p.snapshot, p.path.join('/'), p.kind])).toEqual(
-      [...snaps].reverse().map((s) => [s.id, 'd/sub/three.txt', 'file']),
-    );
+    expect(found.paths.map((p) => [p.snapshot, p.path.join('/'), p.kind])).toEqual([...snaps].reverse().map((s) => [s.id, 'd/sub/three.txt', 'file']));
   });
 
   it('a missing pack makes all its blobs damaged; a damaged folder listing is named as a folder', () => {

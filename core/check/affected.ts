@@ -75,7 +75,9 @@ export async function affectedPaths(
   const limit = opts.limit ?? 1000;
   const ordered = [...snapshots].sort((a, b) => b.snapshot.time.compare(a.snapshot.time));
   for (const { id, snapshot } of ordered) {
-    const hits = damaged.has(snapshot.tree) ? [{ path: [], blob: snapshot.tree, kind: 'tree' as const }] : await hitsBelow(repo, snapshot.tree, damaged, below, opts);
+    const hits = damaged.has(snapshot.tree)
+      ? [{ path: [], blob: snapshot.tree, kind: 'tree' as const }]
+      : await hitsBelow(repo, snapshot.tree, damaged, below, opts);
     for (const h of hits) {
       if (result.paths.length < limit) result.paths.push({ snapshot: id, ...h });
       else result.more++;

@@ -109,7 +109,10 @@ describe('zipTree on a hostile tree', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    const bad = [{ kind: 'node' as const, node: file }, { kind: 'tree' as const, tree: sub.subtree!, name: '../up' }];
+    const bad = [
+      { kind: 'node' as const, node: file },
+      { kind: 'tree' as const, tree: sub.subtree!, name: '../up' },
+    ];
     await expect(zipTree(repo, bad, () => {})).rejects.toMatchObject({ code: 'INVALID_NAME' });
   });
 });

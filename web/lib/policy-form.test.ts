@@ -14,7 +14,14 @@ describe('policy form', () => {
       keepTags: 'keep\nimportant, photos\n\n',
     };
     const input = toPolicyInput(form);
-    expect(input).toEqual({ keepLast: '3', keepDaily: '7', keepMonthly: 'unlimited', keepWithin: '1y2m', keepWithinDaily: '30d', keepTag: ['keep', 'important, photos'] });
+    expect(input).toEqual({
+      keepLast: '3',
+      keepDaily: '7',
+      keepMonthly: 'unlimited',
+      keepWithin: '1y2m',
+      keepWithinDaily: '30d',
+      keepTag: ['keep', 'important, photos'],
+    });
     const p = parsePolicy(input);
     expect(p.last).toBe(3);
     expect(p.monthly).toBe(-1);

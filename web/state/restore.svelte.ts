@@ -3,8 +3,8 @@
 // whole in memory. Every blob is checked against its hash in the engine; files that fail are
 // listed and the rest still restore.
 
-import type { DownloadKind, ProgressSnapshot, RestoreResultView } from '../../workers/api';
-import { startDownload } from '../lib/download';
+import type { DownloadKind, ProgressSnapshot, RestorePatterns, RestoreResultView, SelectionRequest } from '../../workers/api';
+import { startDownload, startSelectionDownload } from '../lib/download';
 import { engine, progressListener } from '../lib/engine';
 import { ensurePermission, pickDirectory } from '../lib/fsa';
 import { appError, describeError, type Described } from '../lib/messages';
@@ -61,6 +61,20 @@ class RestoreRun {
   /** Streams one file, or a folder as a ZIP, to the browser's downloads. */
   async download(snapshotId: string, path: string[], kind: DownloadKind, label: string): Promise<void> {
     await this.#run(kind, label, (onProgress) => startDownload(snapshotId, path, kind, onProgress));
+  }
+
+  /** Several ticked items of a folder as one ZIP. */
+  async downloadSelection(req: SelectionRequest, label: string): Promise<void> {
+    await this.#run('zip', label, (onProgress) => startSelectionDownload(req, onProgress));
+  }
+
+  /** The ticked items (or the whole folder) into a picked folder, narrowed by restic patterns. */
+  async selectionToFolder(req: SelectionRequest, patterns: RestorePatterns, label: string): Promise<void> {
+    await this.#run('folder', label, async (onProgress) => {
+      const target = await pickDirectory('restore');
+      await ensurePermission(target, 'readwrite');
+      return engine().restoreSelection(req, target, patterns, progressListener(onProgress));
+    });
   }
 
   async cancel(): Promise<void> {

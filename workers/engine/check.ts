@@ -33,7 +33,13 @@ function uncached(s: Session): Repository {
   return new Repository(s.cached?.inner ?? s.backend, s.repo.key, s.repo.keyID, s.repo.config);
 }
 
-export async function runCheck(s: Session, share: CheckShare, owner: Owner, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<CheckReportView> {
+export async function runCheck(
+  s: Session,
+  share: CheckShare,
+  owner: Owner,
+  signal: AbortSignal,
+  onProgress?: (p: ProgressSnapshot) => void,
+): Promise<CheckReportView> {
   s.requireOnline('A check');
   const started = performance.now();
   const repo = uncached(s);

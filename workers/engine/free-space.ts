@@ -16,7 +16,11 @@ export interface FreeSpace {
   /** What prune would free once `removed` snapshots are gone (nothing is written). */
   estimate(s: Session, removed: ReadonlySet<string>, signal?: AbortSignal): Promise<PruneEstimate>;
   /** Prunes; the caller holds the exclusive lock. */
-  run(s: Session, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<{ bytesFreed: number; packsDeleted: number; packsRepacked: number }>;
+  run(
+    s: Session,
+    signal: AbortSignal,
+    onProgress?: (p: ProgressSnapshot) => void,
+  ): Promise<{ bytesFreed: number; packsDeleted: number; packsRepacked: number }>;
 }
 
 export const freeSpace: FreeSpace | undefined = undefined;

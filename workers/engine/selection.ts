@@ -74,7 +74,11 @@ export async function restoreSelection(
   const { tree, all, chosen } = await chosenNodes(s, req);
   const picked = new Set(chosen.map((n) => n.name));
   const unticked = chosen.length ? all.filter((n) => !picked.has(n.name)).map((n) => literalPattern(n.name)) : [];
-  const typed = (list: string[] | undefined) => (list ?? []).map((p) => p.trim()).filter(Boolean).map(parsePattern);
+  const typed = (list: string[] | undefined) =>
+    (list ?? [])
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .map(parsePattern);
   const decoders = browserDecodePool();
   try {
     const r = await restore(s.repo, tree, fsaRestoreTarget(target), {

@@ -6,7 +6,16 @@
 import * as Comlink from 'comlink';
 import type { ProgressSnapshot } from '../../core/progress';
 import type { OpenOptions, RepoInfo, RepoLocation } from '../api';
-import type { CheckShare, ForgetRequest, NewKeyOptions, PolicyInput, RepositoryToolsApi, RestorePatterns, RetentionScope, SelectionRequest } from '../tools-api';
+import type {
+  CheckShare,
+  ForgetRequest,
+  NewKeyOptions,
+  PolicyInput,
+  RepositoryToolsApi,
+  RestorePatterns,
+  RetentionScope,
+  SelectionRequest,
+} from '../tools-api';
 import { guarded } from '../errors';
 import { addRepositoryKey, changePassword, listKeys, removeRepositoryKey } from './keys';
 import { recoverWithMasterKey, type Owner } from './open';
@@ -48,9 +57,12 @@ export function repositoryTools(host: ToolsHost): RepositoryToolsApi {
         return Comlink.transfer(ticket, [ticket.port]);
       }),
     restoreSelection: (req: SelectionRequest, target: FileSystemDirectoryHandle, patterns?: RestorePatterns, onProgress?: (p: ProgressSnapshot) => void) =>
-      guarded(() => exclusive('a restore', async (signal) => (await heavyTools()).restoreSelection(current(), req, target, patterns ?? {}, signal, onProgress))),
+      guarded(() =>
+        exclusive('a restore', async (signal) => (await heavyTools()).restoreSelection(current(), req, target, patterns ?? {}, signal, onProgress)),
+      ),
 
-    previewForget: (policy: PolicyInput, opts?: RetentionScope & { withPrune?: boolean }) => guarded(async () => previewForget(current(), policy, await owner(), opts)),
+    previewForget: (policy: PolicyInput, opts?: RetentionScope & { withPrune?: boolean }) =>
+      guarded(async () => previewForget(current(), policy, await owner(), opts)),
     forget: (req: ForgetRequest, onProgress?: (p: ProgressSnapshot) => void) =>
       guarded(() => exclusive('removing snapshots', async (signal) => forget(current(), req, await owner(), signal, onProgress))),
     hasPrune: async () => freeSpace !== undefined,
