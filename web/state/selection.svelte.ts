@@ -3,40 +3,38 @@
 
 class TreeSelection {
   #folder = $state('');
-  #names = $state.raw<ReadonlySet<string>>(new Set());
+  #names = $state.raw<readonly string[]>([]);
 
   /** Keeps the ticks only while the same folder of the same snapshot is shown. */
   showing(snapshotId: string, path: readonly string[]): void {
     const key = JSON.stringify([snapshotId, ...path]);
     if (key === this.#folder) return;
     this.#folder = key;
-    this.#names = new Set();
+    this.#names = [];
   }
 
   get names(): string[] {
     return [...this.#names];
   }
   get count(): number {
-    return this.#names.size;
+    return this.#names.length;
   }
 
   has(name: string): boolean {
-    return this.#names.has(name);
+    return this.#names.includes(name);
   }
 
-  toggle(name: string, on = !this.#names.has(name)): void {
-    const next = new Set(this.#names);
-    if (on) next.add(name);
-    else next.delete(name);
-    this.#names = next;
+  toggle(name: string, on = !this.#names.includes(name)): void {
+    const rest = this.#names.filter((n) => n !== name);
+    this.#names = on ? [...rest, name] : rest;
   }
 
   setAll(names: readonly string[]): void {
-    this.#names = new Set(names);
+    this.#names = [...new Set(names)];
   }
 
   clear(): void {
-    this.#names = new Set();
+    this.#names = [];
   }
 }
 

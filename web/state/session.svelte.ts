@@ -180,6 +180,7 @@ class RepoSession {
     if (!existing && !req.remember) return undefined;
     const id = existing?.id ?? crypto.randomUUID();
     const entry: RememberedRepo = {
+      ...existing, // what other pages keep with the entry (its retention rules, say)
       id,
       label: req.label?.trim() || existing?.label || defaultLabel(toStored(location)),
       location: toStored(location),

@@ -1,0 +1,37 @@
+// Helpers for the repository tools' specs: the Repository page's sections, and reading the
+// recovery sheet's QR code back from the page's SVG with an independent decoder (jsQR).
+
+import { expect, type Page } from '@playwright/test';
+import jsQR from 'jsqr';
+
+export async function gotoRepository(page: Page, section: 'Health' | 'Keys' | 'Recovery sheet' | 'Retention'): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Repository', exact: true }).click();
+  await page.getByRole('navigation', { name: 'Repository' }).getByRole('link', { name: section, exact: true }).click();
+}
+
+/** The text the sheet's QR code holds, read from its SVG path (one `M x y h1v1h-1z` per dark module). */
+export async function readSheetQr(page: Page): Promise<string> {
+  const svg = page.getByTestId('sheet-qr');
+  const [viewBox, d] = await Promise.all([svg.getAttribute('viewBox'), svg.locator('path').getAttribute('d')]);
+  const side = Number(viewBox!.split(' ')[2]);
+  const scale = 4;
+  const width = side * scale;
+  const data = new Uint8ClampedArray(width * width * 4).fill(255);
+  for (const m of d!.matchAll(/M(\d+) (\d+)h1v1h-1z/g)) {
+    const [x, y] = [Number(m[1]), Number(m[2])];
+    for (let dy = 0; dy < scale; dy++)
+      for (let dx = 0; dx < scale; dx++) {
+        const o = ((y * scale + dy) * width + x * scale + dx) * 4;
+        data[o] = data[o + 1] = data[o + 2] = 0;
+      }
+  }
+  const found = jsQR(data, width, width);
+  expect(found, 'the QR code decodes').toBeTruthy();
+  return found!.data;
+}
+
+/** Sets the retention rule "Keep the last n snapshots" alone and waits for the preview to count. */
+export async function keepLast(page: Page, n: number, keep: number, remove: number): Promise<void> {
+  await page.getByLabel('Keep the last').fill(String(n));
+  await expect(page.getByTestId('preview-counts')).toHaveText(`Keeps ${keep}, removes ${remove}`);
+}
