@@ -3,6 +3,9 @@
 
 import { expect, type Page } from '@playwright/test';
 import jsQR from 'jsqr';
+import { ok, restic } from '../../helpers/cli';
+import { serverSigner } from '../../helpers/s3-server';
+import type { S3Repo } from './s3';
 
 export async function gotoRepository(page: Page, section: 'Health' | 'Keys' | 'Recovery sheet' | 'Retention'): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Repository', exact: true }).click();
@@ -34,4 +37,32 @@ export async function readSheetQr(page: Page): Promise<string> {
 export async function keepLast(page: Page, n: number, keep: number, remove: number): Promise<void> {
   await page.getByLabel('Keep the last').fill(String(n));
   await expect(page.getByTestId('preview-counts')).toHaveText(`Keeps ${keep}, removes ${remove}`);
+}
+
+/** Flips one byte in the middle of blob `id` where the bucket's pack holds it (as app-damaged does). */
+export async function damageBlob(r: S3Repo, password: string, id: string): Promise<string> {
+  const env = r.resticEnv(password);
+  for (const index of (await ok(restic(['-r', r.repository, '--no-cache', 'list', 'index'], { env }))).stdout.trim().split('\n')) {
+    const { packs } = JSON.parse((await ok(restic(['-r', r.repository, '--no-cache', 'cat', 'index', index], { env }))).stdout) as {
+      packs: { id: string; blobs: { id: string; offset: number; length: number }[] }[];
+    };
+    for (const p of packs) {
+      const b = p.blobs.find((x) => x.id === id);
+      if (!b) continue;
+      const key = `${r.prefix}/data/${p.id.slice(0, 2)}/${p.id}`;
+      const signer = serverSigner(r.server);
+      const bytes = new Uint8Array(await (await fetch((await signer.sign({ method: 'GET', key })).url)).arrayBuffer());
+      bytes[b.offset + (b.length >> 1)]! ^= 0x40;
+      const put = await fetch((await signer.sign({ method: 'PUT', key })).url, { method: 'PUT', body: bytes });
+      expect(put.ok).toBe(true);
+      return p.id;
+    }
+  }
+  throw new Error(`blob ${id} is in no index`);
+}
+
+/** The key IDs `restic key list` prints (restic 0.14 has no --json for it). */
+export async function resticKeyIds(r: S3Repo, password: string): Promise<string[]> {
+  const out = (await ok(restic(['-r', r.repository, '--no-cache', 'key', 'list'], { env: r.resticEnv(password) }))).stdout;
+  return [...out.matchAll(/^[ *]([0-9a-f]{8})\s/gm)].map((m) => m[1]!);
 }
