@@ -1,7 +1,8 @@
 // The repository tools in this browser's storage: keys (add, change the password, unlock with
 // the new one), the recovery sheet (its QR code decodes to the master key shown) and recovering
 // access from it with a new password; several ticked items as one ZIP (bytes compared) and
-// restored with an exclude pattern; retention (rules in words, preview, forget, the rest browsed).
+// restored with an exclude pattern; retention (rules in words, preview, forget, the rest browsed)
+// and one snapshot deleted from its page.
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -161,4 +162,12 @@ test('retention in this browser: rules in words, a preview, forget; the rest sti
   await expect(page.getByTestId('tree-list').locator('tr[data-name="readme.txt"]')).toBeVisible();
   await gotoRepository(page, 'Retention');
   await expect(page.getByLabel('Keep the last')).toHaveValue('1');
+
+  // One snapshot deleted from its own page.
+  await gotoTab(page, 'Snapshots');
+  await rows.getByRole('link', { name: /Open snapshot/ }).click();
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete this snapshot…' }).click();
+  await expect(page.getByRole('heading', { name: 'Snapshots' })).toBeVisible();
+  await expect(page.getByText('No snapshots yet.')).toBeVisible();
 });
