@@ -9,7 +9,7 @@ import { backupOpfsFolder, expectUnlocked, fillPasswords, gotoTab, openApp, PASS
 import { bytesOf, materialize, sampleTree, sha256 } from './helpers/data';
 import { writeOpfsTree } from './helpers/opfs';
 import { expect, fillBucket, test } from './helpers/s3';
-import { damageBlob, gotoRepository, keepLast, resticKeyIds } from './helpers/tools';
+import { cachedTrees, damageBlob, gotoRepository, keepLast, resticKeyIds } from './helpers/tools';
 
 const SRC = ['e2e-src', 'Documents'];
 
@@ -92,9 +92,14 @@ test('keys and retention in the bucket, as restic sees them; the rest browses of
   // Retention: keep the last one; restic sees one snapshot left and checks the bucket clean.
   await gotoRepository(page, 'Retention');
   await keepLast(page, 1, 1, 2);
+  const treesBefore = await cachedTrees(page);
   page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: 'Forget 2 snapshots' }).click();
   await expect(page.getByTestId('forget-result')).toContainText('Removed 2 snapshots');
+  // The offline copy keeps only the folder listings the snapshot left uses.
+  const treesAfter = await cachedTrees(page);
+  expect(treesAfter).toBeGreaterThan(0);
+  expect(treesAfter).toBeLessThan(treesBefore);
   const env = s3repo.resticEnv(changed);
   const left = JSON.parse((await ok(restic(['-r', s3repo.repository, '--no-cache', 'snapshots', '--json'], { env }))).stdout) as { short_id: string }[];
   expect(left.map((s) => s.short_id)).toEqual([third.snapshotShortId]);

@@ -66,3 +66,22 @@ export async function resticKeyIds(r: S3Repo, password: string): Promise<string[
   const out = (await ok(restic(['-r', r.repository, '--no-cache', 'key', 'list'], { env: r.resticEnv(password) }))).stdout;
   return [...out.matchAll(/^[ *]([0-9a-f]{8})\s/gm)].map((m) => m[1]!);
 }
+
+/** Folder listings (tree blobs) the engine's offline cache holds, across repositories. */
+export async function cachedTrees(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const open = indexedDB.open('cairn-engine');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const keys = open.result.transaction('objects').objectStore('objects').getAllKeys();
+          keys.onsuccess = () => {
+            resolve((keys.result as string[][]).filter((k) => k[1] === 'tree').length);
+            open.result.close();
+          };
+          keys.onerror = () => reject(keys.error);
+        };
+      }),
+  );
+}
