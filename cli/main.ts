@@ -22,6 +22,10 @@ import * as key from './commands/key';
 import * as unlock from './commands/unlock';
 import * as list from './commands/list';
 import * as forget from './commands/forget';
+import * as prune from './commands/prune';
+import * as copy from './commands/copy';
+import * as rewrite from './commands/rewrite';
+import * as repair from './commands/repair';
 import type { Context } from './context';
 import { commandHelp, rootHelp } from './help';
 import * as find from './commands/find';
@@ -56,6 +60,10 @@ export const COMMANDS: Record<string, Command> = {
   tag,
   generate,
   forget,
+  prune,
+  copy,
+  rewrite,
+  repair,
 };
 
 export const VERSION = '0.1.0';

@@ -4,7 +4,7 @@ import { GLOBAL_FLAGS } from '../global';
 import { main } from '../main';
 import type { Out } from '../output';
 import { flags, forgetRequest } from './forget';
-import { pruneOptionsFrom } from './forget-prune';
+import { pruneCliOptions } from './prune';
 
 const request = (argv: string[], env: NodeJS.ProcessEnv = {}) => forgetRequest(parseArgs(argv, { ...GLOBAL_FLAGS, ...flags }).flags, env);
 const dur = (years: number, months: number, days: number, hours: number) => ({ years, months, days, hours });
@@ -58,15 +58,16 @@ describe('cairn forget flags (restic 0.18’s)', () => {
       ...GLOBAL_FLAGS,
       ...flags,
     });
-    expect(pruneOptionsFrom(p.flags)).toEqual({
-      maxUnused: '10%',
-      maxRepackSize: '1G',
+    const g = { compression: 'auto' } as Parameters<typeof pruneCliOptions>[0]['g'];
+    expect(pruneCliOptions({ g, p })).toEqual({
+      dryRun: false,
+      maxUnused: { kind: 'percent', percent: 10 },
+      maxRepackBytes: 1 << 30,
       repackCacheableOnly: false,
       repackSmall: true,
       repackUncompressed: true,
-      repackSmallerThan: undefined,
     });
-    expect(pruneOptionsFrom({}).maxUnused).toBe('5%');
+    expect(pruneCliOptions({ g, p: parseArgs([], flags) }).maxUnused).toEqual({ kind: 'percent', percent: 5 });
   });
 
   it.each([

@@ -27,7 +27,7 @@ import type { FlagSpecs, Parsed } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { forgetGroupText, forgetJSON, idSetText } from '../forget-output';
 import { errorLine } from '../output';
-import { pruneOptionsFrom, PRUNE_FLAGS, runPruneAfterForget } from './forget-prune';
+import { pruneCliOptions, pruneFlags, pruneRepository } from './prune';
 
 export const summary = 'Remove snapshots from the repository';
 
@@ -44,7 +44,7 @@ export const flags: FlagSpecs = {
   'group-by': { type: 'string', short: 'g', help: "group snapshots by host, paths and/or tags, separated by comma (disable grouping with '')" },
   'dry-run': { type: 'bool', short: 'n', help: 'do not delete anything, just print what would be done' },
   prune: { type: 'bool', help: "automatically run the 'prune' command if snapshots have been removed" },
-  ...PRUNE_FLAGS,
+  ...pruneFlags,
 };
 
 /** What forget's flags ask for (restic parses all of it before opening the repository). */
@@ -127,7 +127,8 @@ async function remove(ctx: Context, repo: Repository, ids: readonly ID[]): Promi
 export async function run(ctx: Context): Promise<number> {
   const f = ctx.p.flags;
   const req = forgetRequest(f, ctx.g.env);
-  const pruneOptions = pruneOptionsFrom(f);
+  // Checked before the repository is opened, with or without --prune (restic's verifyPruneOptions).
+  const pruneOptions = pruneCliOptions(ctx);
   const dryRun = f['dry-run'] === true;
   if (ctx.g.noLock && !dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for forget command');
   const { repo } = await openRepository(ctx, { silent: !ctx.out.isTTY });
@@ -138,14 +139,13 @@ export async function run(ctx: Context): Promise<number> {
     async () => {
       const ids = ctx.p.args.length ? await findExplicit(ctx, repo, req.filter) : await decide(ctx, repo, req);
       if (ids.length === 0) return 0;
-      if (dryRun) {
-        if (!ctx.g.json && !ctx.g.quiet) ctx.out.stdout(`Would have removed the following snapshots:\n${idSetText(ids)}\n\n`);
-        return 0;
-      }
-      const code = await remove(ctx, repo, ids);
+      const say = (s: string) => !ctx.g.json && !ctx.g.quiet && ctx.out.stdout(s);
+      if (dryRun) say(`Would have removed the following snapshots:\n${idSetText(ids)}\n\n`);
+      const code = dryRun ? 0 : await remove(ctx, repo, ids);
       if (code !== 0 || f.prune !== true) return code;
-      if (!ctx.g.json && !ctx.g.quiet) ctx.out.stdout(`${ids.length} snapshots have been removed, running prune\n`);
-      return runPruneAfterForget(ctx, repo, pruneOptions);
+      say(dryRun ? `${ids.length} snapshots would be removed, running prune dry run\n` : `${ids.length} snapshots have been removed, running prune\n`);
+      // Under forget's lock; a dry run's plan counts the snapshots it would have removed as gone.
+      return pruneRepository(ctx, repo, { ...pruneOptions, dryRun, ignoreSnapshots: new Set(ids) });
     },
     false,
     dryRun && ctx.g.noLock,

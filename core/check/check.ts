@@ -5,9 +5,10 @@ import type { Repository } from '../repository/repository';
 import { listSnapshots } from '../repository/snapshots';
 import { expectedPackSize } from '../pack/reader';
 import type { PackedBlob } from '../pack/header';
-import { loadTree } from '../walker';
 import type { PackDecoder } from '../restorer/restorer';
 import { readPacks, type ProblemSink } from './read-packs';
+import { checkTrees } from './structure';
+import { mapLimit } from '../concurrency/concurrency';
 import { selectSubset, type Subset } from './subset';
 
 export interface CheckProblem {
@@ -52,7 +53,7 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
 
   say('load indexes');
   const indexed = new Map<ID, PackedBlob[]>();
-  for (const id of await repo.listIDs('index', signal)) {
+  await mapLimit(await repo.listIDs('index', signal), 8, async (id) => {
     try {
       for (const p of decodeIndex(await repo.loadJSON('index', id, signal), id)) {
         if (!indexed.has(p.id)) {
@@ -62,9 +63,10 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
       }
     } catch (e) {
       const s = serializeError(e);
+      if (s.code === 'ABORTED') throw e;
       problem({ kind: 'index', code: s.code, message: `error loading index ${id.slice(0, 8)}: ${s.message}` });
     }
-  }
+  });
 
   say('check all packs');
   const stored = new Map<ID, number>();
@@ -85,53 +87,18 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
     signal,
     onError: (id, e) => problem({ kind: 'snapshot', code: serializeError(e).code, message: `snapshot ${id.slice(0, 8)}: ${serializeError(e).message}` }),
   });
-  const seenTrees = new Set<ID>();
-  const checkTree = async (id: ID, where: string): Promise<void> => {
-    if (seenTrees.has(id)) return;
-    seenTrees.add(id);
-    let tree;
-    try {
-      tree = await loadTree(repo, id, signal);
-    } catch (e) {
-      const s = serializeError(e);
-      problem({ kind: 'tree', code: s.code, blob: id, message: `tree ${id.slice(0, 8)} (${where}): ${s.message}` });
-      return;
-    }
-    for (const node of tree.nodes) {
-      const at = `${where}/${node.name}`;
-      // As restic's checker: the one name check it makes (restore refuses more, node-name.ts).
-      if (node.name === '') problem({ kind: 'tree', code: 'INVALID_NAME', blob: id, message: `tree ${id.slice(0, 8)}: node with empty name` });
-      if (node.type === 'file') {
-        if (!node.content)
-          problem({ kind: 'tree', code: 'BAD_TREE', blob: id, message: `tree ${id.slice(0, 8)}: file ${JSON.stringify(node.name)} has nil blob list` });
-        for (const b of node.content ?? []) {
-          if (!repo.index.has('data', b))
-            problem({
-              kind: 'blob',
-              code: 'BLOB_NOT_FOUND',
-              blob: b,
-              message: `tree ${id.slice(0, 8)}: file ${JSON.stringify(at)} blob ${b.slice(0, 8)} not found in index`,
-            });
-        }
-      } else if (node.type === 'dir') {
-        if (!node.subtree)
-          problem({ kind: 'tree', code: 'BAD_TREE', blob: id, message: `tree ${id.slice(0, 8)}: dir ${JSON.stringify(node.name)} subtree id is null` });
-        else await checkTree(node.subtree, at);
-      }
-    }
-  };
+  const roots: ID[] = [];
   for (const { id, snapshot } of snapshots) {
-    if (!repo.index.has('tree', snapshot.tree)) {
+    if (repo.index.has('tree', snapshot.tree)) roots.push(snapshot.tree);
+    else
       problem({
         kind: 'snapshot',
         code: 'BLOB_NOT_FOUND',
         blob: snapshot.tree,
         message: `snapshot ${id.slice(0, 8)}: tree ${snapshot.tree.slice(0, 8)} not found in index`,
       });
-      continue;
-    }
-    await checkTree(snapshot.tree, '');
   }
+  await checkTrees(repo, roots, problem, signal);
 
   if (opts.readData || opts.readDataSubset) await readData(repo, indexed, stored, opts, problem);
   return { problems, ok: !problems.some((p) => !p.hint), snapshots: snapshots.length, packs: stored.size };

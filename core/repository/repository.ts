@@ -2,7 +2,7 @@
 // blobs are read. Writing blobs goes through BlobWriter (blob-writer.ts). Mirrors restic's
 // internal/repository.
 
-import { CairnError, isNotFound } from '../errors';
+import { CairnError, isNotFound, throwIfAborted } from '../errors';
 import type { Backend, FileType } from '../backend/backend';
 import { Key } from '../crypto/keys';
 import { open, seal } from '../crypto/seal';
@@ -33,6 +33,12 @@ export interface OpenOptions {
   signal?: AbortSignal;
 }
 
+/** One index file as loaded: the numbers (in `Repository.index`) of the packs it lists, and its blob count. */
+export interface IndexFileInfo {
+  packs: number[];
+  blobs: number;
+}
+
 export interface RepositoryOptions {
   compression?: CompressionMode;
   packSize?: number;
@@ -50,6 +56,7 @@ export class Repository {
   /** Sealed blobs kept outside the backend (the app's offline tree cache); see blob-cache.ts. */
   blobCache: BlobCache | undefined;
   #indexLoaded = false;
+  readonly #indexFiles = new Map<ID, IndexFileInfo>();
   #indexLoading: Promise<void> | undefined;
   /**
    * Sealed tree blobs read ahead with a sibling: a tree miss reads every tree of its pack in
@@ -163,10 +170,34 @@ export class Repository {
     let done = 0;
     await mapLimit(ids, 8, async (id) => {
       const packs = decodeIndex(await this.loadJSON('index', id, opts.signal), id);
-      for (const p of packs) this.index.addPack(p.id, p.blobs);
+      const numbers: number[] = [];
+      let blobs = 0;
+      for (const p of packs) {
+        // A pack listed by two files (an interrupted index rewrite) is the same pack: once.
+        numbers.push(this.index.packNumber(p.id) ?? this.index.addPack(p.id, p.blobs));
+        blobs += p.blobs.length;
+      }
+      this.#indexFiles.set(id, { packs: numbers, blobs });
       opts.onFile?.(++done, ids.length);
     });
     this.#indexLoaded = true;
+  }
+
+  /** What each index file loaded by `loadIndex` lists (prune rewrites the index file by file). */
+  get indexFiles(): ReadonlyMap<ID, IndexFileInfo> {
+    return this.#indexFiles;
+  }
+
+  /**
+   * Forgets the loaded index and everything read ahead through it; the next `loadIndex` reads
+   * the files again (prune: after taking its lock, and after rewriting the index).
+   */
+  dropIndex(): void {
+    this.index.clear();
+    this.#indexFiles.clear();
+    this.#indexLoaded = false;
+    this.#treesAhead.clear();
+    this.#treesAheadBytes = 0;
   }
 
   /** Writes one index file listing `packs` (already stored) and adds them to the master index. */
@@ -221,14 +252,7 @@ export class Repository {
   /** A tree from the read-ahead, reading its pack's trees first if they are not there. */
   async #treeAhead(id: ID, locs: BlobLocation[], cache: BlobCache | undefined, signal?: AbortSignal): Promise<Uint8Array | undefined> {
     const loc = locs[0]!;
-    if (!this.#treesAhead.has(id)) {
-      let loading = this.#treePackLoads.get(loc.packID);
-      if (!loading) {
-        loading = this.#readTreePack(loc.packID, signal).finally(() => this.#treePackLoads.delete(loc.packID));
-        this.#treePackLoads.set(loc.packID, loading);
-      }
-      await loading.catch(() => {}); // a failed read-ahead falls back to reading the blob alone
-    }
+    if (!this.#treesAhead.has(id)) await this.#loadTreePack(loc.packID, signal).catch(() => {}); // a failed read-ahead falls back to reading the blob alone
     const sealed = this.#treesAhead.get(id);
     if (!sealed) return undefined;
     for (const l of locs) {
@@ -243,6 +267,40 @@ export class Repository {
     }
     this.#dropAhead(id);
     return undefined;
+  }
+
+  /** Reads a pack's trees ahead once, however many ask at the same time. */
+  #loadTreePack(packID: ID, signal?: AbortSignal): Promise<void> {
+    let loading = this.#treePackLoads.get(packID);
+    if (!loading) {
+      loading = this.#readTreePack(packID, signal).finally(() => this.#treePackLoads.delete(packID));
+      this.#treePackLoads.set(packID, loading);
+    }
+    return loading;
+  }
+
+  /**
+   * Reads the trees of every pack holding trees ahead, `concurrency` packs at once, as far as
+   * half the read-ahead budget goes: for a walk over all snapshots (prune), whose trees would
+   * otherwise be found pack by pack, one request after another.
+   */
+  async readTreesAhead(opts: { signal?: AbortSignal; concurrency?: number } = {}): Promise<void> {
+    const packs: ID[] = [];
+    let bytes = 0;
+    for (const packID of this.index.packIDs()) {
+      const trees = this.index.treesInPack(packID);
+      if (trees.length < 2) continue;
+      const span = trees[trees.length - 1]!.offset + trees[trees.length - 1]!.length - trees[0]!.offset;
+      const treeBytes = trees.reduce((n, t) => n + t.length, 0);
+      if (treeBytes * 2 < span || bytes + span > TREES_AHEAD_BUDGET / 2) continue; // as #readTreePack
+      bytes += span;
+      packs.push(packID);
+    }
+    await mapLimit(packs, Math.max(1, opts.concurrency ?? 4), async (packID) => {
+      throwIfAborted(opts.signal);
+      // A pack that cannot be read ahead is read tree by tree when needed.
+      await this.#loadTreePack(packID, opts.signal).catch(() => throwIfAborted(opts.signal));
+    });
   }
 
   async #readTreePack(packID: ID, signal?: AbortSignal): Promise<void> {

@@ -311,13 +311,20 @@ describe('cairn forget', () => {
     expect(await ids(mine)).toEqual(left.slice(2));
     expect((await ok(restic(['-r', mine, 'check']))).stdout).toContain('no errors were found');
 
-    // --prune takes restic's prune flags; a dry run does not prune. Until prune is merged the
-    // real run forgets, then stops at the stub (cli/commands/forget-prune.ts).
+    // --prune takes restic's prune flags: a dry run prints prune's plan and changes nothing; a
+    // real run prunes under forget's lock, and restic finds nothing left to prune.
+    const before = await readdir(join(mine, 'index'));
     const dry = await ok(cairn(['-r', mine, 'forget', '--dry-run', '--prune', '--max-unused', '10%', '--repack-uncompressed', '--host', 'gamma', '-l', '1']));
-    expect(dry.stdout).toContain('Would have removed the following snapshots:');
-    const pruned = await cairn(['-r', mine, 'forget', '--prune', '--host', 'gamma', '-l', '1']);
-    expect(pruned.stdout).toMatch(/\n\d+ snapshots have been removed, running prune\n$/);
-    expect([pruned.code, pruned.stderr]).toEqual([1, 'USAGE: forget --prune: prune is not available yet\n']);
+    expect(dry.stdout).toMatch(
+      /Would have removed the following snapshots:[^]*\n\d+ snapshots would be removed, running prune dry run\n[^]*Would have made the following changes:/,
+    );
+    expect(await readdir(join(mine, 'index'))).toEqual(before);
+    const bad = await cairn(['-r', mine, 'forget', '--prune', '--max-unused', '150%', '-l', '1']);
+    expect([bad.code, bad.stderr]).toEqual([1, 'USAGE: percentage for --max-unused must be below 100%\n']);
+    const pruned = await ok(cairn(['-r', mine, 'forget', '--prune', '--host', 'gamma', '-l', '1']));
+    expect(pruned.stdout).toMatch(/\n\d+ snapshots have been removed, running prune\n/);
+    expect((await ok(restic(['-r', mine, 'check', '--read-data']))).stdout).toContain('no errors were found');
+    expect((await ok(restic(['-r', mine, 'prune', '--dry-run']))).stdout).toMatch(/this removes:\s+0 blobs/);
   });
 
   it('refuses an empty policy; --unsafe-allow-remove-all removes what a filter selects (restic 0.18)', async () => {
