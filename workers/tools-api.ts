@@ -148,6 +148,8 @@ export interface ForgetPreview {
   keepCount: number;
   /** Only when the engine has prune and it was asked for (`withPrune`). */
   prune?: PruneEstimate;
+  /** Why prune's estimate could not be made (a damaged repository, say), when it could not. */
+  pruneProblem?: string;
 }
 
 export interface ForgetRequest extends RetentionScope {

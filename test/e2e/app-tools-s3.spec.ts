@@ -1,7 +1,8 @@
 // The repository tools on a bucket (radosgw), judged by restic 0.14: a check that reads all the
 // data names the damaged pack and the file it hits; a key added in the app opens the repository
-// in restic, a changed password too (and the old one no longer); retention forgets in the bucket,
-// restic checks what is left, and the rest browses offline from the cache.
+// in restic, a changed password too (and the old one no longer); retention forgets and prunes in
+// the bucket, restic checks what is left and finds nothing more to prune, and the rest browses
+// offline from the cache.
 
 import { join } from 'node:path';
 import { ok, removeDir, restic, tempDir } from '../helpers/cli';
@@ -9,7 +10,7 @@ import { backupOpfsFolder, expectUnlocked, fillPasswords, gotoTab, openApp, PASS
 import { bytesOf, materialize, sampleTree, sha256 } from './helpers/data';
 import { writeOpfsTree } from './helpers/opfs';
 import { expect, fillBucket, test } from './helpers/s3';
-import { cachedTrees, damageBlob, gotoRepository, keepLast, resticKeyIds } from './helpers/tools';
+import { cachedTrees, damageBlob, gotoRepository, keepLast, removeOpfsFile, resticKeyIds } from './helpers/tools';
 
 const SRC = ['e2e-src', 'Documents'];
 
@@ -64,6 +65,8 @@ test('keys and retention in the bucket, as restic sees them; the rest browses of
   await page.getByRole('button', { name: 'Create repository' }).click();
   await expectUnlocked(page);
   const first = await backupOpfsFolder(page, SRC);
+  // The big file only the first snapshot holds: forgetting it leaves its data for prune to free.
+  await removeOpfsFile(page, [...SRC, 'photos', 'big.bin']);
   await page.getByRole('button', { name: 'Back up “Documents” now' }).click();
   const second = await readSummary(page, first.snapshotShortId);
   await writeOpfsTree(page, SRC, [{ path: 'readme.txt', text: 'newest\n' }]);
@@ -89,13 +92,16 @@ test('keys and retention in the bucket, as restic sees them; the rest browses of
   const old = await restic(['-r', s3repo.repository, '--no-cache', 'snapshots'], { env: s3repo.resticEnv(PASSWORD) });
   expect(old.code).not.toBe(0);
 
-  // Retention: keep the last one; restic sees one snapshot left and checks the bucket clean.
+  // Retention: keep the last one and free the space; restic sees one snapshot left, checks the
+  // bucket clean and finds nothing more to prune.
   await gotoRepository(page, 'Retention');
   await keepLast(page, 1, 1, 2);
+  await expect(page.getByTestId('preview-space')).toContainText('Forget and free space frees 2.');
   const treesBefore = await cachedTrees(page);
   page.once('dialog', (d) => void d.accept());
-  await page.getByRole('button', { name: 'Forget 2 snapshots' }).click();
+  await page.getByRole('button', { name: 'Forget and free space' }).click();
   await expect(page.getByTestId('forget-result')).toContainText('Removed 2 snapshots');
+  await expect(page.getByTestId('forget-result')).toContainText(/Freed 2\.\d+ MiB/);
   // The offline copy keeps only the folder listings the snapshot left uses.
   const treesAfter = await cachedTrees(page);
   expect(treesAfter).toBeGreaterThan(0);
@@ -104,6 +110,8 @@ test('keys and retention in the bucket, as restic sees them; the rest browses of
   const left = JSON.parse((await ok(restic(['-r', s3repo.repository, '--no-cache', 'snapshots', '--json'], { env }))).stdout) as { short_id: string }[];
   expect(left.map((s) => s.short_id)).toEqual([third.snapshotShortId]);
   await ok(restic(['-r', s3repo.repository, '--no-cache', 'check', '--read-data'], { env }));
+  const again = (await ok(restic(['-r', s3repo.repository, '--no-cache', 'prune', '--dry-run'], { env }))).stdout;
+  expect(again).toMatch(/this removes:\s+0 blobs \/ 0 B/);
 
   // Offline: the new password unlocks the cached copy (bucket keys were sealed again with it),
   // the one snapshot left is listed and browses.

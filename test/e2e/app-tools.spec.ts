@@ -1,7 +1,7 @@
 // The repository tools in this browser's storage: keys (add, change the password, unlock with
 // the new one), the recovery sheet (its QR code decodes to the master key shown) and recovering
 // access from it with a new password; several ticked items as one ZIP (bytes compared) and
-// restored with an exclude pattern; retention (rules in words, preview, forget, the rest browsed)
+// restored with an exclude pattern; retention (rules in words, preview, forget and prune, the rest browsed)
 // and one snapshot deleted from its page.
 
 import { execFile } from 'node:child_process';
@@ -145,9 +145,11 @@ test('retention in this browser: rules in words, a preview, forget; the rest sti
   await keepLast(page, 1, 1, 2);
   await expect(page.getByTestId('storage-room')).toBeVisible();
 
+  await expect(page.getByTestId('preview-space')).toContainText('Forget and free space frees');
   page.once('dialog', (d) => void d.accept());
-  await page.getByRole('button', { name: 'Forget 2 snapshots' }).click();
+  await page.getByRole('button', { name: 'Forget and free space' }).click();
   await expect(page.getByTestId('forget-result')).toContainText('Removed 2 snapshots');
+  await expect(page.getByTestId('forget-result')).toContainText('Freed');
   await expect(page.getByTestId('preview-counts')).toHaveText('Keeps 1, removes 0');
 
   // The rules were kept with the repository: they are there after a reload.

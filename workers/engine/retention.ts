@@ -24,7 +24,7 @@ import { ProgressTracker, type ProgressSnapshot } from '../../core/progress';
 import { Lock } from '../../core/repository/lock';
 import type { SnapshotEntry } from '../../core/repository/snapshots';
 import type { ID } from '../../core/id';
-import type { ForgetPreview, ForgetRequest, ForgetResultView, RetentionScope } from '../tools-api';
+import type { ForgetPreview, ForgetRequest, ForgetResultView, PruneEstimate, RetentionScope } from '../tools-api';
 import * as db from '../cache/db';
 import { freeSpace } from './free-space';
 import type { Owner } from './open';
@@ -65,8 +65,27 @@ export async function previewForget(
     removeCount: removed.length,
     keepCount: groups.reduce((n, g) => n + g.keep.length, 0),
   };
-  if (opts.withPrune && freeSpace && !s.offline) preview.prune = await freeSpace.estimate(s, new Set(removed), signal);
+  if (opts.withPrune && freeSpace && !s.offline) {
+    try {
+      preview.prune = await estimate(s, removed, signal);
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+      preview.pruneProblem = e instanceof Error ? e.message : String(e);
+    }
+  }
   return preview;
+}
+
+/** Prune's plan for the snapshots left, remembered while the repository and the choice stay the same. */
+let lastEstimate: { key: string; value: Promise<PruneEstimate> } | undefined;
+async function estimate(s: Session, removed: readonly ID[], signal?: AbortSignal): Promise<PruneEstimate> {
+  const all = (await s.snapshots(signal)).map((e) => e.id);
+  const key = JSON.stringify([s.repo.config.id, all, [...removed].sort()]);
+  if (lastEstimate?.key !== key) {
+    lastEstimate = { key, value: freeSpace!.estimate(s, new Set(removed), signal) };
+    lastEstimate.value.catch(() => (lastEstimate = undefined));
+  }
+  return lastEstimate.value;
 }
 
 /** The IDs to remove: by the rules (refusing to empty a group, as restic 0.18), or as given. */

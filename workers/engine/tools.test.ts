@@ -1,5 +1,5 @@
 // The repository tools' engine modules on in-memory repositories (Node): keys as restic's key
-// commands keep them, and forget by rules or by ID under the lock.
+// commands keep them, and forget by rules or by ID under the lock, then prune.
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initEngine, memRepo, TEST_PASSWORD } from '../../test/helpers/mem-repo';
@@ -12,6 +12,7 @@ import { literalPattern } from './selection';
 import { forget, previewForget } from './retention';
 import { Session } from './session';
 import { matchAny, parsePattern } from '../../core/filter/pattern';
+import { check } from '../../core/check/check';
 
 const OWNER = { hostname: 'browser-test', username: 'cairn' };
 
@@ -80,10 +81,17 @@ describe('forget', () => {
     );
     expect((await s.snapshots()).map((e) => e.id)).toEqual(all.slice(2).map((e) => e.id));
 
+    // One more by ID, then prune (the preview estimated space to free): the rest checks clean.
+    const estimate = (await previewForget(s, { keepLast: '1' }, OWNER, { withPrune: true })).prune!;
+    expect(estimate.bytesFreed).toBeGreaterThan(0);
     const one = await forget(s, { ids: [all[2]!.id.slice(0, 8)], prune: true }, OWNER, new AbortController().signal);
-    expect(one).toMatchObject({ removed: [all[2]!.id], pruneSkipped: true });
+    expect(one.removed).toEqual([all[2]!.id]);
+    expect(one.pruned!.packsDeleted + one.pruned!.packsRepacked).toBeGreaterThan(0);
+    expect(one.pruned!.bytesFreed).toBeGreaterThan(0);
     expect((await s.snapshots()).map((e) => e.id)).toEqual([all[3]!.id]);
     expect(await s.repo.listIDs('locks')).toEqual([]);
+    const fresh = new Repository(s.backend, s.repo.key, s.repo.keyID, s.repo.config);
+    expect((await check(fresh, { readData: true })).problems).toEqual([]);
   });
 });
 

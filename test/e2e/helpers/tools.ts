@@ -85,3 +85,12 @@ export async function cachedTrees(page: Page): Promise<number> {
       }),
   );
 }
+
+/** Deletes a file of an OPFS folder (a source file gone before the next backup). */
+export async function removeOpfsFile(page: Page, path: string[]): Promise<void> {
+  await page.evaluate(async (path) => {
+    let d = await navigator.storage.getDirectory();
+    for (const p of path.slice(0, -1)) d = await d.getDirectoryHandle(p);
+    await d.removeEntry(path.at(-1)!);
+  }, path);
+}
