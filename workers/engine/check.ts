@@ -57,9 +57,10 @@ export async function runCheck(
         progress.phase = PHASES.find(([re]) => re.test(line))?.[1] ?? progress.phase;
         progress.tick(true);
       },
+      // Data files read as `files`, and as `bytes` too: the time left is estimated from them.
       onProgress: (done, total) => {
-        progress.done.files = done;
-        progress.total.files = total;
+        progress.done.files = progress.done.bytes = done;
+        progress.total.files = progress.total.bytes = total;
         progress.totalsFinal = true;
         progress.tick(done === total);
       },
