@@ -43,7 +43,22 @@ test('a full check names the damaged pack, blob and the file it touches', async 
     await expect(affected).toContainText(`${src}/photos/small.bin`);
     await expect(affected).toContainText(`blob ${blob.slice(0, 8)}`);
     await expect(page.getByTestId('check-report')).toContainText(pack.slice(0, 16));
-    // The result is kept: after a reload the repository's health still says so.
+    // The result is kept, without file names: after a reload the repository's health still says so.
+    const kept = await page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((ok, bad) => {
+        const r = indexedDB.open('cairn-ui');
+        r.onsuccess = () => ok(r.result);
+        r.onerror = () => bad(r.error);
+      });
+      const all = await new Promise<unknown[]>((ok) => {
+        const r = db.transaction('prefs').objectStore('prefs').getAll();
+        r.onsuccess = () => ok(r.result);
+      });
+      db.close();
+      return JSON.stringify(all);
+    });
+    expect(kept).toContain(pack);
+    expect(kept).not.toContain('small.bin');
     await page.reload();
     await unlock(page);
     await expectUnlocked(page);

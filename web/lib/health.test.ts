@@ -50,12 +50,16 @@ describe('health summary', () => {
     expect(healthSummary(undefined, now).status).toBe('unknown');
   });
 
-  it('keeps at most 50 paths and counts the rest', () => {
-    const affected = Array.from({ length: 60 }, (_, i) => ({ snapshot: 's', path: [`f${i}`], kind: 'file' as const, blob: 'b' }));
-    const r = checkRecord('repo', report({ ok: false, affected, affectedMore: 5 }), now);
-    expect(r.affected).toHaveLength(50);
-    expect(r.affectedMore).toBe(15);
-    expect(healthSummary(r, now).detail).toContain('65 files affected');
+  it('keeps counts, never file names', () => {
+    const affected = Array.from({ length: 60 }, (_, i) => ({ snapshot: `s${i % 3}`, path: ['secret', `f${i}`], kind: 'file' as const, blob: 'b' }));
+    const r = checkRecord(
+      'repo',
+      report({ ok: false, affected, affectedMore: 5, problems: [{ kind: 'blob', code: 'MAC_MISMATCH', message: 'secret/f1' }] }),
+      now,
+    );
+    expect(r).toMatchObject({ affectedFiles: 65, affectedFolders: 0, affectedSnapshots: 3 });
+    expect(JSON.stringify(r)).not.toContain('secret');
+    expect(healthSummary(r, now).detail).toContain('65 files affected, in 3 snapshots');
   });
 
   it('relative times and shares', () => {

@@ -2,10 +2,12 @@
 // repository (its config ID), and the sentence that sums it up ("Healthy — checked 3 days ago,
 // 10 % of the data read"). Also which of restic's n/t groups of packs the next check reads, so
 // that rotating checks read every pack over t runs. Pure: ./check-store.ts keeps the records.
+// A record holds counts and pack IDs only: like everything this app keeps on the device, no file
+// name in clear (the damaged files are listed from the check's report while it is on screen).
 
-import type { AffectedPathView, CheckProblemView, CheckReportView, CheckShare } from '../../workers/api';
+import type { CheckReportView, CheckShare } from '../../workers/api';
 
-/** What is kept of a check (file paths of damage at most: no secrets, no contents). */
+/** What is kept of a check: counts and pack IDs (no file names, no secrets, no contents). */
 export interface CheckRecord {
   repoId: string;
   /** When it finished (epoch ms). */
@@ -21,9 +23,11 @@ export interface CheckRecord {
   bytesTotal: number;
   durationMs: number;
   damagedPacks: string[];
-  affected: AffectedPathView[];
-  affectedMore: number;
-  problems: CheckProblemView[];
+  /** Damaged files and unreadable folders found, counted over every snapshot holding them. */
+  affectedFiles: number;
+  affectedFolders: number;
+  /** Snapshots holding one of them (of those listed). */
+  affectedSnapshots: number;
 }
 
 /** Everything kept per repository: the last check, and the last group of packs read of how many. */
@@ -32,18 +36,15 @@ export interface CheckState {
   group?: { n: number; t: number };
 }
 
-const KEPT_PATHS = 50;
-const KEPT_PROBLEMS = 20;
-
 export function checkRecord(repoId: string, r: CheckReportView, at: number): CheckRecord {
-  const { problems, affected, affectedMore, ...rest } = r;
+  const { problems: _problems, affected, affectedMore, ...rest } = r;
   return {
     ...rest,
     repoId,
     at,
-    problems: problems.slice(0, KEPT_PROBLEMS),
-    affected: affected.slice(0, KEPT_PATHS),
-    affectedMore: affectedMore + Math.max(0, affected.length - KEPT_PATHS),
+    affectedFiles: affected.filter((a) => a.kind === 'file').length + affectedMore,
+    affectedFolders: affected.filter((a) => a.kind === 'tree').length,
+    affectedSnapshots: new Set(affected.map((a) => a.snapshot)).size,
   };
 }
 
@@ -97,9 +98,7 @@ export function healthSummary(r: CheckRecord | undefined, now: number): Health {
     const tidy = r.hints ? ` · ${plural(r.hints, 'unused data file')} (freeing space tidies them)` : '';
     return { status: 'healthy', title: 'Healthy', detail: `${when}, ${shareRead(r)}${tidy}` };
   }
-  const files = r.affected.filter((a) => a.kind === 'file').length + r.affectedMore;
-  const folders = r.affected.filter((a) => a.kind === 'tree').length;
-  const snaps = new Set(r.affected.map((a) => a.snapshot)).size;
+  const [files, folders, snaps] = [r.affectedFiles, r.affectedFolders, r.affectedSnapshots];
   const parts = [
     r.damagedPacks.length ? plural(r.damagedPacks.length, 'damaged data file') : plural(r.errors, 'problem'),
     files ? `${plural(files, 'file')} affected` : '',

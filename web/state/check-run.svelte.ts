@@ -25,7 +25,7 @@ class CheckRun {
   #running = $state(false);
   #cancelling = $state(false);
   #progress = $state.raw<ProgressSnapshot | undefined>();
-  #report = $state.raw<CheckReportView | undefined>();
+  #report = $state.raw<{ repoId: string | undefined; view: CheckReportView } | undefined>();
   #error = $state.raw<Described | undefined>();
 
   get running(): boolean {
@@ -37,8 +37,9 @@ class CheckRun {
   get progress(): ProgressSnapshot | undefined {
     return this.#progress;
   }
-  get report(): CheckReportView | undefined {
-    return this.#report;
+  /** The last report of this session for repository `repoId` (with the damaged files' names). */
+  reportFor(repoId: string | undefined): CheckReportView | undefined {
+    return this.#report?.repoId === repoId ? this.#report?.view : undefined;
   }
   get error(): Described | undefined {
     return this.#error;
@@ -66,7 +67,7 @@ class CheckRun {
         this.shareOf(choice),
         progressListener((p) => (this.#progress = p)),
       );
-      this.#report = report;
+      this.#report = { repoId, view: report };
       if (repoId) await checkResults.record(checkRecord(repoId, report, Date.now()));
     } catch (e) {
       this.#error = describeError(e);
