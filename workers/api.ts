@@ -14,8 +14,10 @@
 import type { ErrorCode } from '../core/errors';
 import type { ProgressSnapshot } from '../core/progress';
 import type { SnapshotSummary } from '../core/data/snapshot-summary';
+import type { RepositoryToolsApi } from './tools-api';
 
 export type { ProgressSnapshot };
+export type * from './tools-api';
 
 // ---- repositories ---------------------------------------------------------------------------
 
@@ -263,7 +265,7 @@ export interface EngineStats {
   lastBackup?: { filesRead: number; durationMs: number; bytes: number };
 }
 
-export interface EngineApi {
+export interface EngineApi extends RepositoryToolsApi {
   createRepository(loc: RepoLocation, password: string, opts?: OpenOptions): Promise<RepoInfo>;
   /** Wrong password rejects with `WRONG_PASSWORD`; no repository there with `NOT_A_REPOSITORY`. */
   openRepository(loc: RepoLocation, password: string, opts?: OpenOptions): Promise<RepoInfo>;

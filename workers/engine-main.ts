@@ -19,6 +19,7 @@ import * as stats from './engine/stats';
 import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
 import type { Session } from './engine/session';
 import { snapshotView } from './engine/views';
+import { repositoryTools } from './engine/tools';
 import { engineOwner, removeDeadEngineLocks } from './engine/pack-journal';
 import { useWorkerHost, WORKER_HOST } from './spawn';
 import type { Sha256Choice, Sha256Use } from './sha256-choice';
@@ -233,6 +234,8 @@ const api = {
       return Comlink.transfer(ticket, [ticket.port]);
     }),
   downloadResult: (id: string) => guarded(async () => (await heavy()).downloadResult(id)),
+
+  ...repositoryTools({ current, exclusive, owner, replace, closeSignal }),
 
   stats: () =>
     guarded(async () => ({

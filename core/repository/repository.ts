@@ -47,7 +47,8 @@ export interface RepositoryOptions {
 export class Repository {
   readonly backend: Backend;
   readonly key: Key;
-  readonly keyID: ID;
+  /** The key file this session opened with (replaced when its password is changed: key passwd). */
+  keyID: ID;
   readonly config: Config;
   readonly index = new MasterIndex();
   compression: CompressionMode = 'auto';

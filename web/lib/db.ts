@@ -10,6 +10,7 @@ import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { HistoryRecord } from './history';
 import type { Plan } from './plans';
 import type { EncryptedSecret } from './secrets';
+import type { PolicyInput } from '../../workers/api';
 
 /** Where a repository lives, minus anything secret (S3 keys / presign URLs are in `credentials`). */
 export type StoredLocation =
@@ -28,6 +29,8 @@ export interface RememberedRepo {
   /** The engine keeps this repository's master key on the device ("stay unlocked"). */
   autoUnlock?: boolean;
   lastUsed: number;
+  /** The rules of its Retention page: restic's forget options, and whether only this browser's snapshots. */
+  retention?: { policy: PolicyInput; thisHostOnly: boolean };
 }
 
 export interface RememberedFolder {

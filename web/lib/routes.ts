@@ -14,7 +14,12 @@ export type Route =
   | { name: 'snapshot'; id: string; path: string[] }
   | { name: 'search'; q: string }
   | { name: 'versions'; path: string[] }
-  | { name: 'diff'; a: string; b: string };
+  | { name: 'diff'; a: string; b: string }
+  /** The repository's tools: its health (check), keys, recovery sheet and retention. */
+  | { name: 'repository'; section: RepoSection };
+
+export const REPO_SECTIONS = ['health', 'keys', 'sheet', 'retention'] as const;
+export type RepoSection = (typeof REPO_SECTIONS)[number];
 
 export const DEFAULT_ROUTE: Route = { name: 'snapshots' };
 
@@ -49,6 +54,8 @@ export function parseHash(hash: string): Route {
         return { name: 'versions', path: dec(rest) };
       case 'diff':
         return { name: 'diff', a: decodeURIComponent(rest[0] ?? ''), b: decodeURIComponent(rest[1] ?? '') };
+      case 'repository':
+        return { name: 'repository', section: REPO_SECTIONS.find((x) => x === rest[0]) ?? 'health' };
     }
   } catch {
     // a malformed %-escape: fall through to the default view
@@ -80,5 +87,7 @@ export function formatRoute(r: Route): string {
       return `#/versions/${enc(r.path)}`;
     case 'diff':
       return `#/diff/${enc([r.a, r.b].filter(Boolean))}`;
+    case 'repository':
+      return `#/repository/${r.section}`;
   }
 }

@@ -3,8 +3,8 @@
 // whole in memory. Every blob is checked against its hash in the engine; files that fail are
 // listed and the rest still restore.
 
-import type { DownloadKind, ProgressSnapshot, RestoreResultView } from '../../workers/api';
-import { startDownload } from '../lib/download';
+import type { DownloadKind, ProgressSnapshot, RestorePatterns, RestoreResultView, SelectionRequest } from '../../workers/api';
+import { startDownload, startSelectionDownload } from '../lib/download';
 import { engine, progressListener } from '../lib/engine';
 import { ensurePermission, pickDirectory } from '../lib/fsa';
 import { appError, describeError, type Described } from '../lib/messages';
@@ -65,6 +65,20 @@ class RestoreRun {
     await this.#run(kind, label, subjectOf(snapshotId, path, kind), (onProgress) => startDownload(snapshotId, path, kind, onProgress));
   }
 
+  /** Several ticked items of a folder as one ZIP. */
+  async downloadSelection(req: SelectionRequest, label: string): Promise<void> {
+    await this.#run('zip', label, selectionSubject(req, 'zip'), (onProgress) => startSelectionDownload(req, onProgress));
+  }
+
+  /** The ticked items (or the whole folder) into a picked folder, narrowed by restic patterns. */
+  async selectionToFolder(req: SelectionRequest, patterns: RestorePatterns, label: string): Promise<void> {
+    await this.#run('folder', label, selectionSubject(req, 'folder'), async (onProgress) => {
+      const target = await pickDirectory('restore');
+      await ensurePermission(target, 'readwrite');
+      return engine().restoreSelection(req, target, patterns, progressListener(onProgress));
+    });
+  }
+
   async cancel(): Promise<void> {
     if (!this.#running) return;
     this.#cancelling = true;
@@ -117,6 +131,12 @@ class RestoreRun {
 function subjectOf(snapshotId: string, path: string[], kind: RestoreKind): string {
   const how = kind === 'zip' ? ' as a ZIP' : kind === 'file' ? ' (download)' : ' into a folder';
   return `${snapshotId.slice(0, 8)}:/${path.join('/')}${how}`;
+}
+
+/** What history says was restored: the folder and how many ticked items of it. */
+function selectionSubject(req: SelectionRequest, kind: RestoreKind): string {
+  const items = req.names.length ? ` (${req.names.length === 1 ? '1 item' : `${req.names.length} items`})` : '';
+  return subjectOf(req.snapshotId, req.dir, kind) + items;
 }
 
 export const restoreRun = new RestoreRun();

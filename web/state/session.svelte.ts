@@ -31,6 +31,8 @@ export interface UnlockRequest {
   rememberKeys?: boolean;
   /** Let the engine keep the master key on this device (opens without a password). */
   stayUnlocked?: boolean;
+  /** Recovery: open with this master key (a recovery sheet's) and add a key for `password`. */
+  masterKey?: string;
 }
 
 export const LAST_REPO_PREF = 'lastRepo';
@@ -91,10 +93,14 @@ class RepoSession {
       const opts = { offline, remember: !!req.stayUnlocked };
       let info: RepoInfo;
       try {
-        info = req.create ? await engine().createRepository(location, req.password, opts) : await engine().openRepository(location, req.password, opts);
+        info = req.masterKey
+          ? await engine().recoverAccess(location, req.masterKey, req.password, opts)
+          : req.create
+            ? await engine().createRepository(location, req.password, opts)
+            : await engine().openRepository(location, req.password, opts);
       } catch (e) {
         // The network went away without the browser noticing: the offline cache may still open it.
-        if (req.create || offline || !isCode(e, 'NETWORK')) throw e;
+        if (req.create || req.masterKey || offline || !isCode(e, 'NETWORK')) throw e;
         info = await engine().openRepository(location, req.password, { ...opts, offline: true });
       }
       const entry = await this.#remember(req, location, info);
@@ -176,6 +182,7 @@ class RepoSession {
     if (!existing && !req.remember) return undefined;
     const id = existing?.id ?? crypto.randomUUID();
     const entry: RememberedRepo = {
+      ...existing, // what other pages keep with the entry (its retention rules, say)
       id,
       label: req.label?.trim() || existing?.label || defaultLabel(toStored(location)),
       location: toStored(location),

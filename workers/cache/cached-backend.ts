@@ -72,6 +72,11 @@ export class CachedBackend implements Backend {
     return this.#inner.location;
   }
 
+  /** The storage itself, for what must not be answered from the cache (a check). */
+  get inner(): Backend {
+    return this.#inner;
+  }
+
   get connections(): number {
     return this.#inner.connections;
   }
