@@ -19,11 +19,12 @@ describe('read-side commands against restic 0.14', () => {
     expect({ code: c.code, out: c.stdout }).toEqual({ code: r.code, out: r.stdout });
     return c.stdout;
   };
-  /** restic 0.14 lists snapshots in ID order, 0.18 (and cairn) newest first: compare per-snapshot blocks. */
+  /** restic 0.14 lists snapshots in the order it loaded them (in parallel), 0.18 (and cairn) newest
+   * first: compare per-snapshot blocks, and each 'Found …' lookup result as its own block. */
   const sameBlocks = async (args: string[]) => {
     const { r, c } = await both(args);
     const blocks = (s: string) =>
-      (args.includes('--json') ? (JSON.parse(s) as unknown[]).map((g) => JSON.stringify(g)) : s.split('\n\n').map((b) => b.trim())).sort();
+      (args.includes('--json') ? (JSON.parse(s) as unknown[]).map((g) => JSON.stringify(g)) : s.split(/\n\n|\n(?=Found )/).map((b) => b.trim())).sort();
     expect(c.code).toBe(r.code);
     expect(blocks(c.stdout)).toEqual(blocks(r.stdout));
     return c.stdout;
