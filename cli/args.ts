@@ -60,8 +60,7 @@ export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
     } else if (a.startsWith('-') && a.length > 1) {
       // pflag parseShortArg: each letter is a flag; `=` after one gives its value (-r=x,
       // -q=false); the first non-boolean one takes the rest of the argument or the next one.
-      // Fix: a value flag after boolean ones (-qr /srv/repo, -qrx) was refused as unknown,
-      // and -q=false too.
+      // So a value flag may follow boolean ones (-qr /srv/repo, -qrx), and -q=false is valid.
       for (let k = 1; k < a.length; k++) {
         const c = a[k]!;
         const name = byShort.get(c);

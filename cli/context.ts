@@ -91,11 +91,18 @@ export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boo
 let calibrated: Promise<KdfParams> | undefined;
 
 /**
+ * True in the CLI's test bundle only (dist/cli-test, scripts/build-cli.mjs defines it); the
+ * shipped bundle (dist/cli) is built with false, which drops every branch it guards.
+ */
+declare const __CAIRN_TEST_HOOKS__: boolean | undefined;
+
+/**
  * scrypt parameters for a new key file: calibrated on this machine once per process, as restic
- * does (~0.5 s, 60 MiB); CAIRN_TEST_KDF=1 (the tests' cheap KDF, as restic's tests) skips it.
+ * does (~0.5 s, 60 MiB). In the test bundle, CAIRN_TEST_KDF=1 gives the tests' cheap KDF instead
+ * (as restic's tests do); the shipped CLI reads no such variable.
  */
 export function newKeyParams(ctx: Context): Promise<KdfParams> {
-  if (ctx.g.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
+  if (typeof __CAIRN_TEST_HOOKS__ !== 'undefined' && __CAIRN_TEST_HOOKS__ && ctx.g.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
   const salt = primitives().randomBytes(64);
   const password = new TextEncoder().encode('weakpassword');
   calibrated ??= calibrateKdf(async ({ N, r, p }) => void (await primitives().scrypt(password, salt, N, r, p, 64)));

@@ -47,7 +47,7 @@ export interface GlobalOptions {
 export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions {
   const f = p.flags;
   // restic 0.14 ReadRepo: each flag defaults to its variable, and the two sources exclude
-  // each other. Fix: we let -r/RESTIC_REPOSITORY silently win over --repository-file.
+  // each other: -r/RESTIC_REPOSITORY with --repository-file is refused, neither wins.
   let repo = (f.repo as string | undefined) ?? env.RESTIC_REPOSITORY;
   const repoFile = (f['repository-file'] as string | undefined) ?? env.RESTIC_REPOSITORY_FILE;
   if (repo && repoFile) throw new CairnError('USAGE', 'Options -r and --repository-file are mutually exclusive, please specify only one');
@@ -111,12 +111,11 @@ export function parseGoDuration(text: string): number | undefined {
 /**
  * restic 0.14 resolvePassword (cmd/restic/global.go): --password-file defaults to
  * RESTIC_PASSWORD_FILE and --password-command to RESTIC_PASSWORD_COMMAND; a file and a command
- * together are an error; the command wins over the file; then a non-empty RESTIC_PASSWORD;
+ * together are an error; then a non-empty RESTIC_PASSWORD;
  * then ask (also when the file or command gave nothing). File contents and command output are
- * TrimSpace'd.
- * Fix: we preferred a file over a command instead of refusing the pair (so a flag could not
- * be combined with the other kind's variable unnoticed), kept surrounding whitespace but one
- * newline (restic trims all: a file "pw\n\n" is "pw"), and used an empty RESTIC_PASSWORD.
+ * TrimSpace'd, all surrounding whitespace (a file "pw\n\n" is "pw"). Refusing a file with a
+ * command means a flag never combines unnoticed with the other kind's variable; an empty
+ * RESTIC_PASSWORD counts as none.
  */
 export async function readPassword(g: GlobalOptions, prompt = 'enter password for repository: '): Promise<string> {
   const file = g.passwordFlags.file ?? g.env.RESTIC_PASSWORD_FILE ?? '';

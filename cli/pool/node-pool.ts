@@ -21,7 +21,7 @@ export interface NodePoolOptions {
 
 function workerEntry(): { url: URL; execArgv: string[] | undefined } {
   const here = import.meta.url;
-  // Bundled CLI: dist/cli/file-saver-worker.mjs sits next to cairn.mjs and inherits node's flags
+  // Bundled CLI: file-saver-worker.mjs sits next to cairn.mjs (dist/cli, dist/cli-test) and inherits node's flags
   // (--cpu-prof profiles the workers too). From sources (tests): use tsx.
   if (here.endsWith('.ts')) return { url: new URL('./file-saver-worker.ts', here), execArgv: ['--import', 'tsx'] };
   return { url: new URL('./file-saver-worker.mjs', here), execArgv: undefined };

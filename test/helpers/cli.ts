@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const CAIRN_BIN = join(ROOT, 'dist/cli/cairn.mjs');
+/** The CLI's test bundle (scripts/build-cli.mjs): the shipped CLI plus the test hooks TEST_ENV sets. */
+export const CAIRN_BIN = join(ROOT, 'dist/cli-test/cairn.mjs');
 
 export interface RunResult {
   code: number;
@@ -23,7 +24,7 @@ export interface RunOptions {
   killAfter?: { ms: number; signal: NodeJS.Signals };
 }
 
-/** Cheap scrypt for repositories cairn creates in tests (restic's tests do the same). */
+/** Cheap scrypt for repositories cairn creates in tests (restic's tests do the same; CAIRN_BIN's test bundle only). */
 export const TEST_ENV = { RESTIC_PASSWORD: 'test-password', CAIRN_TEST_KDF: '1', RESTIC_CACHE_DIR: join(tmpdir(), 'cairn-test-restic-cache') };
 
 export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {

@@ -3,7 +3,7 @@
 // API directly inside page.evaluate(). Built only by ./vite.config.ts, never into the app.
 
 import * as Comlink from 'comlink';
-import type { EngineApi } from '../../../workers/api';
+import type { EngineApi, TuningApi } from '../../../workers/api';
 import { pendingPacks, putPendingPack } from '../../../workers/cache/db';
 import { startDownload } from '../../../workers/client/download';
 import { browserFileReader } from '../../../workers/source/file-reader';
@@ -11,12 +11,8 @@ import { handleSource } from '../../../workers/source/handle-source';
 import { hostWorkers } from '../../../workers/client/worker-host';
 import { spawnThroughHost } from './spawn-probe';
 
-type Engine = Comlink.Remote<
-  EngineApi & {
-    setSaverWorkers(n: number | undefined): Promise<void>;
-    tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void>;
-  }
->;
+/** The engine as this page's build has it: with the tuning knobs (./vite.config.ts defines `__CAIRN_TUNING__`). */
+type Engine = Comlink.Remote<EngineApi & TuningApi>;
 
 const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
 hostWorkers(worker);
