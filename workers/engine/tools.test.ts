@@ -95,6 +95,56 @@ describe('forget', () => {
   });
 });
 
+describe("forget within one plan's group", () => {
+  beforeAll(initEngine);
+
+  async function groups() {
+    const { repo, backend } = await memRepo();
+    const snap = async (hostname: string, targets: string[], tags: string[], i: number) => {
+      const tree: Record<string, { data: Uint8Array }> = { [`f${i}.txt`]: { data: new TextEncoder().encode(`file ${i}\n`) } };
+      const src = new MemSource(Object.fromEntries(targets.map((t) => [t.slice(1), tree])));
+      return (await backup(repo, src, inProcessPool({ saver: backend, reader: src }), { hostname, targets, tags })).id;
+    };
+    const ids: Record<string, string[]> = { plan: [], moreTags: [], otherTags: [], otherHost: [], morePaths: [] };
+    for (let i = 0; i < 3; i++) {
+      ids.plan!.push(await snap('laptop', ['/d'], ['daily'], i));
+      ids.moreTags!.push(await snap('laptop', ['/d'], ['daily', 'extra'], 10 + i));
+      ids.otherTags!.push(await snap('laptop', ['/d'], [], 20 + i));
+      ids.otherHost!.push(await snap('desk', ['/d'], ['daily'], 30 + i));
+      ids.morePaths!.push(await snap('laptop', ['/d', '/e'], ['daily'], 40 + i));
+    }
+    const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo, offline: false, remembered: false });
+    return { s, ids };
+  }
+
+  it('removes only from the host/paths group holding every tag of the plan; prunes only when something was removed', async () => {
+    const { s, ids } = await groups();
+    const group = { host: 'laptop', paths: ['/d'], tags: ['daily'] };
+    const p = await previewForget(s, { keepLast: '1' }, OWNER, { group });
+    expect(p.host).toBe('laptop');
+    // --tag daily takes the plan's snapshots and those with more tags (restic's filter), in one host/paths group.
+    expect(p.groups.map((g) => g.label)).toEqual(['host laptop, path [/d]']);
+    expect([p.keepCount, p.removeCount]).toEqual([1, 5]);
+
+    const r = await forget(s, { policy: { keepLast: '1' }, group, prune: true }, OWNER, new AbortController().signal);
+    expect(r.removed.sort()).toEqual([...ids.plan!, ...ids.moreTags!].filter((id) => id !== ids.moreTags![2]).sort());
+    expect(r.pruned?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(r.pruneError).toBeUndefined();
+    const left = (await s.snapshots()).map((e) => e.id).sort();
+    expect(left).toEqual([ids.moreTags![2]!, ...ids.otherTags!, ...ids.otherHost!, ...ids.morePaths!].sort());
+
+    // Nothing more to remove: no prune, as restic's forget --prune.
+    const again = await forget(s, { policy: { keepLast: '1' }, group, prune: true }, OWNER, new AbortController().signal);
+    expect([again.removed, again.pruned, again.forgetMs >= 0]).toEqual([[], undefined, true]);
+  });
+
+  it('"this browser" means the host name the page gives', async () => {
+    const { s } = await groups();
+    const p = await previewForget(s, { keepLast: '1' }, OWNER, { thisHostOnly: true, host: 'desk' });
+    expect([p.host, p.groups.map((g) => g.label)]).toEqual(['desk', ['host desk, path [/d]']]);
+  });
+});
+
 describe('selection patterns', () => {
   it('a literal name pattern matches only that name, wildcards and all', () => {
     const p = literalPattern('a*[b]?.txt');
