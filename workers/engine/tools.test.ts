@@ -13,6 +13,9 @@ import { forget, previewForget } from './retention';
 import { Session } from './session';
 import { matchAny, parsePattern } from '../../core/filter/pattern';
 import { check } from '../../core/check/check';
+import type { Handle, RequestOptions, SaveData } from '../../core/backend/backend';
+import { MemoryBackend } from '../../core/backend/mem';
+import { CairnError } from '../../core/errors';
 
 const OWNER = { hostname: 'browser-test', username: 'cairn' };
 
@@ -142,6 +145,35 @@ describe("forget within one plan's group", () => {
     const { s } = await groups();
     const p = await previewForget(s, { keepLast: '1' }, OWNER, { thisHostOnly: true, host: 'desk' });
     expect([p.host, p.groups.map((g) => g.label)]).toEqual(['desk', ['host desk, path [/d]']]);
+  });
+});
+
+describe('forget, then a prune that fails', () => {
+  beforeAll(initEngine);
+
+  it("reports the removal and the prune's failure apart, and leaves no lock", async () => {
+    // Prune writes the new index before it deletes: refused, the prune fails after the snapshot is gone.
+    class RefusingIndex extends MemoryBackend {
+      refuse = false;
+      override async save(h: Handle, data: SaveData, opts?: RequestOptions): Promise<void> {
+        if (this.refuse && h.type === 'index') throw new CairnError('NETWORK', 'index upload refused');
+        return super.save(h, data, opts);
+      }
+    }
+    const backend = new RefusingIndex();
+    const { repo } = await memRepo({ backend });
+    for (let i = 0; i < 2; i++) {
+      const src = new MemSource({ d: { [`f${i}.txt`]: { data: new TextEncoder().encode(`file ${i}\n`.repeat(1000)) } } });
+      await backup(repo, src, inProcessPool({ saver: backend, reader: src }), { hostname: OWNER.hostname, targets: ['/d'] });
+    }
+    const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo, offline: false, remembered: false });
+    const first = (await s.snapshots())[0]!.id;
+    backend.refuse = true;
+    const r = await forget(s, { ids: [first], prune: true }, OWNER, new AbortController().signal);
+    expect(r.removed).toEqual([first]);
+    expect(r.pruned).toBeUndefined();
+    expect(r.pruneError).toMatchObject({ code: 'NETWORK', message: 'index upload refused' });
+    expect(await s.repo.listIDs('locks')).toEqual([]);
   });
 });
 
