@@ -114,7 +114,7 @@ test('a forget with its prune, and a check, as records and in the export', () =>
     bytesTotal: 40960,
     durationMs: 50,
     problems: [
-      { kind: 'pack', code: 'PACK_HASH', message: 'pack 1234: hash mismatch', pack: '1234' },
+      { kind: 'pack', code: 'PACK_HASH', message: 'pack 1234: hash mismatch, holds /Documents/secret plan.txt', pack: '1234' },
       { kind: 'pack', code: 'UNUSED_PACK', message: 'pack 5678 not referenced in any index', hint: true },
     ],
     damagedPacks: ['1234'],
@@ -128,8 +128,9 @@ test('a forget with its prune, and a check, as records and in the export', () =>
     files: 2,
     bytes: 4096,
     subject: '--read-data-subset 2/10',
-    errors: [{ code: 'PACK_HASH', path: '1234' }],
+    errors: [{ code: 'PACK_HASH', message: 'pack, pack 1234' }],
   });
+  expect(JSON.stringify(c)).not.toContain('secret plan');
   expect(checkHistoryRecord(ctx, ctx.start, { ...report, ok: true, problems: [], share: { kind: 'all' } })).toMatchObject({
     result: 'success',
     subject: '--read-data',

@@ -84,11 +84,7 @@ export function restoreRecord(ctx: OperationContext, end: number, subject: strin
   };
 }
 
-/**
- * Any other finished operation (check, forget, prune): what it reports, in the record's fields.
- * The check UI records `result: 'success'` for a repository without errors and `'failure'` with
- * its problems in `errors` otherwise; the overview shows the newest check as the health.
- */
+/** Any other finished operation (check, forget, prune): what it reports, in the record's fields. */
 export function finishedRecord(
   ctx: OperationContext,
   kind: OperationKind,
@@ -141,15 +137,22 @@ function shareFlag(share: CheckReportView['share']): string {
   return share.kind === 'group' ? `--read-data-subset ${share.n}/${share.t}` : 'structure only';
 }
 
-/** A finished check: success without errors, failure with its fatal problems (at most 50) in `errors`. */
+/**
+ * A finished check: success without errors, failure with its fatal problems (at most 50) in
+ * `errors` — by kind, code and pack/blob ID only, as the kept check result (./health.ts): check's
+ * messages name the damaged files, and the app keeps no file name of a snapshot in clear.
+ * `files` and `bytes` are the data files read and their bytes.
+ */
 export function checkHistoryRecord(ctx: OperationContext, end: number, r: CheckReportView): HistoryRecord {
   const fatal = r.problems.filter((p) => !p.hint).slice(0, 50);
+  const where = (p: CheckReportView['problems'][number]) =>
+    [p.kind, p.pack && `pack ${p.pack.slice(0, 16)}`, p.blob && `blob ${p.blob.slice(0, 16)}`].filter(Boolean).join(', ');
   return finishedRecord(ctx, 'check', end, {
     result: r.ok ? 'success' : 'failure',
     files: r.packsRead,
     bytes: r.bytesRead,
     subject: shareFlag(r.share),
-    errors: fatal.map((p) => ({ code: p.code, message: p.message, path: p.pack })),
+    errors: fatal.map((p) => ({ code: p.code, message: where(p) })),
   });
 }
 
