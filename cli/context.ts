@@ -1,6 +1,7 @@
 // What every command gets: parsed options, output, and helpers to open the repository and
 // take restic's locks.
 
+import type { Backend } from '../core/backend/backend';
 import { Repository } from '../core/repository/repository';
 import { Lock } from '../core/repository/lock';
 import type { Parsed } from './args';
@@ -20,9 +21,10 @@ export interface Opened {
   spec: BackendSpec;
 }
 
-export async function openRepository(ctx: Context, opts: { silent?: boolean } = {}): Promise<Opened> {
+export async function openRepository(ctx: Context, opts: { silent?: boolean; wrap?: (b: Backend) => Backend } = {}): Promise<Opened> {
   const spec = parseLocation(ctx.g.repo, ctx.g.env);
-  const backend = await openBackend(spec);
+  const opened = await openBackend(spec);
+  const backend = opts.wrap ? opts.wrap(opened) : opened;
   const password = await readPassword(ctx.g);
   const repo = await Repository.open(backend, password, { keyHint: ctx.g.keyHint, signal: ctx.signal });
   repo.compression = ctx.g.compression;

@@ -14,7 +14,7 @@ import type { Repository } from '../repository/repository';
 import { journaledSaver, type PackJournal } from '../repository/adopt';
 import type { SnapshotEntry } from '../repository/snapshots';
 import { ProgressTracker, type ProgressSnapshot } from '../progress';
-import { BackupStats } from './backup-stats';
+import { BackupStats, type CompletedItem } from './backup-stats';
 import { BlobRegistry } from './blob-registry';
 import { FileArchiver } from './file-archiver';
 import { IndexWriter } from './index-writer';
@@ -51,10 +51,15 @@ export interface BackupOptions extends SnapshotFields {
   indexIntervalMs?: number;
   /** Notes the packs stored until an index lists them (see repository/adopt.ts); the pool's savers note theirs. */
   journal?: PackJournal;
+  /** No snapshot when its tree is the parent's (restic 0.17 --skip-if-unchanged). */
+  skipIfUnchanged?: boolean;
+  /** Each file and directory once saved (restic's -vv list). */
+  onItem?: (item: CompletedItem) => void;
 }
 
 export interface BackupResult {
-  id: ID;
+  /** The new snapshot's ID; undefined when skipIfUnchanged left it unwritten. */
+  id: ID | undefined;
   snapshot: Snapshot;
   summary: SnapshotSummary;
   parent?: ID;
@@ -110,11 +115,23 @@ function setUp(repo: Repository, source: SourceFS, makePool: PoolFactory, opts: 
     warn: warnings.warn,
     force: opts.force,
     strict: opts.strictChangeDetection,
+    onItem: opts.onItem,
     signal,
   });
   const scheduler = new ListingScheduler({ parallel: LIST_PARALLEL, queue: WALK_QUEUE }, signal);
   const parentTree = (id: string | undefined) => loadParentTree(repo, id, signal);
-  const walker = new SourceWalker({ source, files, trees, scheduler, stats, parentTree, warn: warnings.warn, exclude: opts.exclude, signal });
+  const walker = new SourceWalker({
+    source,
+    files,
+    trees,
+    scheduler,
+    stats,
+    parentTree,
+    warn: warnings.warn,
+    exclude: opts.exclude,
+    onItem: opts.onItem,
+    signal,
+  });
   return { stats, progress, warnings, indexes, trees, pool, scheduler, walker };
 }
 
@@ -155,7 +172,8 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
     await finishPacks(run, opts.signal);
     const summary = run.stats.summary(start, GoTime.fromDate(new Date()));
     const snapshot = makeSnapshot(opts, root.subtree!, paths, summary, parent?.id);
-    const id = await saveSnapshot(repo, snapshot, opts.signal);
+    const skip = opts.skipIfUnchanged && parent?.snapshot.tree === snapshot.tree;
+    const id = skip ? undefined : await saveSnapshot(repo, snapshot, opts.signal);
     await run.trees.cached();
     run.progress.phase = 'done';
     run.progress.tick(true);

@@ -35,26 +35,21 @@ export class BackupStats {
   readonly files = { new: 0, changed: 0, unmodified: 0 };
   readonly dirs = { new: 0, changed: 0, unmodified: 0 };
   readonly added: ItemStats = { ...NO_ITEM_STATS };
-  /** Entries processed (files, symlinks, devices …; directories are not counted). */
-  entries = 0;
+  /** Regular files processed (restic's TotalFilesProcessed: new + changed + unmodified). */
+  filesProcessed = 0;
   bytes = 0;
   /** Files whose contents were read (new or changed). */
   filesRead = 0;
 
   file(change: Change, size: number, added: ItemStats = NO_ITEM_STATS): void {
     this.files[change === 'new' ? 'new' : change === 'changed' ? 'changed' : 'unmodified']++;
-    this.entries++;
+    this.filesProcessed++;
     this.bytes += size;
     this.add(added);
   }
 
   dir(change: Change): void {
     this.dirs[change === 'new' ? 'new' : change === 'changed' ? 'changed' : 'unmodified']++;
-  }
-
-  /** Something that is neither file nor directory (a symlink, device, FIFO): counted, no content. */
-  other(): void {
-    this.entries++;
   }
 
   add(s: ItemStats): void {
@@ -82,7 +77,7 @@ export class BackupStats {
       treeBlobs: a.treeBlobs,
       dataAdded: a.dataSize + a.treeSize,
       dataAddedPacked: a.dataSizeInRepo + a.treeSizeInRepo,
-      totalFilesProcessed: this.entries,
+      totalFilesProcessed: this.filesProcessed,
       totalBytesProcessed: this.bytes,
     };
   }

@@ -110,7 +110,7 @@ export class FileArchiver {
   #account(entry: SourceEntry, old: Node | undefined, saved: FileSaved, t0: number): void {
     const d = this.#d;
     d.stats.filesRead++;
-    if (saved.changed) {
+    if (saved.changed && !entry.stream) {
       const why = `${entry.path}: file changed while it was read (${entry.size} → ${saved.size} bytes); saved what was read`;
       d.warn(entry.path, new CairnError('SOURCE_CHANGED', why));
     }

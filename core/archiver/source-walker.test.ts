@@ -13,6 +13,7 @@ import { ListingScheduler } from './listing-scheduler';
 import { loadParentTree } from './parent';
 import { inProcessPool } from './pool';
 import { SourceWalker } from './source-walker';
+import { unlistable } from './source';
 import { buildTargetTree } from './targets';
 import { TreeSaver } from './tree-saver';
 import { WarningLog } from './warnings';
@@ -78,7 +79,7 @@ describe('SourceWalker', () => {
     const root = await t.w.root(buildTargetTree(src, ['/a/b']), undefined);
     await t.finish();
     expect(await names(repo, root.subtree!)).toEqual(['a', 'a/b', 'a/b/sub', 'a/b/x.txt']);
-    expect(t.stats.dirs.new).toBe(4); // root, a, b, sub
+    expect(t.stats.dirs.new).toBe(3); // a, b, sub: the root is not counted
     expect(t.items.map((i) => `${i.action} ${i.path}`).sort()).toEqual(['new /a/', 'new /a/b/', 'new /a/b/sub/', 'new /a/b/x.txt']);
     // A folder is reported once all it holds is: after its files and subfolders.
     expect(t.items.map((i) => i.path).slice(-2)).toEqual(['/a/b/', '/a/']);
@@ -96,7 +97,7 @@ describe('SourceWalker', () => {
     const root2 = await second.w.root(buildTargetTree(src, ['/d']), root1.subtree);
     expect(root2.subtree).toBe(root1.subtree);
     expect(src.totalReads).toBe(0);
-    expect(second.stats.dirs).toEqual({ new: 0, changed: 0, unmodified: 3 });
+    expect(second.stats.dirs).toEqual({ new: 0, changed: 0, unmodified: 2 });
     expect(second.items.map((i) => i.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']); // 2 files, e/, d/; nothing for the root
   });
 
@@ -117,5 +118,21 @@ describe('SourceWalker', () => {
       return readDir(dir, onError);
     };
     await expect(walker(repo, broken).w.root(buildTargetTree(broken, ['/d']), undefined)).rejects.toThrow('listing broke');
+  });
+
+  it('a folder that cannot be listed at all is left out with a warning, as restic leaves it out', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const src = new MemSource({ d: { shut: { 'x.txt': { data: text('x') } }, 'f.txt': { data: text('f') } } });
+    const readDir = src.readDir.bind(src);
+    src.readDir = async (dir, onError) => {
+      if (dir.path === '/d/shut') throw unlistable(dir.path, '/d/shut: permission denied');
+      return readDir(dir, onError);
+    };
+    const t = walker(repo, src);
+    const root = await t.w.root(buildTargetTree(src, ['/d']), undefined);
+    await t.finish();
+    expect(await names(repo, root.subtree!)).toEqual(['d', 'd/f.txt']);
+    expect(t.warnings.list).toEqual([{ path: '/d/shut', code: 'SOURCE_READ', message: '/d/shut: permission denied' }]);
   });
 });

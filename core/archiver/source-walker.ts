@@ -10,7 +10,7 @@ import type { BackupStats, CompletedItem } from './backup-stats';
 import type { FileArchiver } from './file-archiver';
 import type { ListingScheduler } from './listing-scheduler';
 import { bareDir } from './parent';
-import type { SourceEntry, SourceFS } from './source';
+import { isUnlistable, type SourceEntry, type SourceFS } from './source';
 import type { TargetDir } from './targets';
 import type { TreeSaver } from './tree-saver';
 import { throwIfAborted } from '../errors';
@@ -51,21 +51,32 @@ export class SourceWalker {
     switch (entry.node.type) {
       case 'dir': {
         const oldDir = old?.type === 'dir' ? old : undefined;
-        const [children, oldTree] = await d.scheduler.turn(async () => {
-          const listed = await Promise.all([d.source.readDir(entry, d.warn, d.signal), d.parentTree(oldDir?.subtree)]);
-          let files = 0;
-          for (const c of listed[0]) if (c.node.type === 'file') files++;
-          d.scheduler.filesListed(files); // before the next turn is given
-          return listed;
-        });
-        return this.#dir(entry, children, oldDir, oldTree);
+        const listed = await d.scheduler.turn(() => this.#list(entry, oldDir));
+        return listed && this.#dir(entry, listed[0], oldDir, listed[1]);
       }
       case 'file':
         return d.files.save(entry, old?.type === 'file' && old.content ? old : undefined, started);
+      case 'socket':
+        return undefined; // restic leaves sockets out, silently: nothing to restore from one
       default:
-        d.stats.other();
         return { ...entry.node, content: null };
     }
+  }
+
+  /** A directory's entries and its tree in the parent; undefined (warned) when it cannot be listed. */
+  async #list(entry: SourceEntry, oldDir: Node | undefined): Promise<[SourceEntry[], Tree | undefined] | undefined> {
+    const d = this.#d;
+    const listing = d.source.readDir(entry, d.warn, d.signal).catch((e) => {
+      if (!isUnlistable(e)) throw e;
+      d.warn(entry.path, e);
+      return undefined;
+    });
+    const [children, oldTree] = await Promise.all([listing, d.parentTree(oldDir?.subtree)]);
+    if (!children) return undefined;
+    let files = 0;
+    for (const c of children) if (c.node.type === 'file') files++;
+    d.scheduler.filesListed(files); // before the next turn is given
+    return [children, oldTree];
   }
 
   async #dir(
@@ -84,9 +95,9 @@ export class SourceWalker {
     }
     const tree = await this.#d.trees.save(nodes);
     const change = !old ? 'new' : old.subtree === tree.id ? 'unmodified' : 'changed';
-    this.#d.stats.dir(change);
     this.#d.stats.add(tree.stats);
-    if (!entry) return bareDir(tree.id);
+    if (!entry) return bareDir(tree.id); // the snapshot's root: counted as no directory, as in restic
+    this.#d.stats.dir(change);
     const action = change === 'new' ? 'new' : change === 'unmodified' ? 'unchanged' : 'modified';
     this.#d.onItem?.({ path: entry.path + '/', type: 'dir', action, stats: tree.stats, durationMs: Date.now() - t0 });
     return { ...entry.node, content: null, subtree: tree.id };

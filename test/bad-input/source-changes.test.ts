@@ -63,7 +63,7 @@ describe('source files that change during the backup', () => {
     // restic accepts the repository and restores the honest snapshot.
     expect((await restic(['-r', repoDir, 'check', '--read-data'])).code).toBe(0);
     const target = join(dir, 'restore');
-    await ok(restic(['-r', repoDir, 'restore', result.id, '--target', target]));
+    await ok(restic(['-r', repoDir, 'restore', result.id!, '--target', target]));
     const got = await describeTree(join(target, src));
     expect([...got.keys()].sort()).toEqual(['grows.log', 'stays.txt']);
     expect(got.get('grows.log')!.size).toBe(now.length);
