@@ -37,7 +37,14 @@ function localTime(ns: bigint): GoTime {
 
 export function sourceError(p: string, e: unknown): CairnError {
   const code = (e as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'vanished before it could be read' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
+  const why =
+    code === 'ENOENT'
+      ? 'vanished before it could be read'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ELOOP' // opened with O_NOFOLLOW: it is a symlink now
+          ? 'file changed type, refusing to archive'
+          : (e as Error).message;
   return new CairnError('SOURCE_READ', `${p}: ${why}`, { cause: e, detail: { path: p, errno: code } });
 }
 
