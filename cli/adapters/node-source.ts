@@ -48,7 +48,12 @@ export function sourceError(p: string, e: unknown): CairnError {
   return new CairnError('SOURCE_READ', `${p}: ${why}`, { cause: e, detail: { path: p, errno: code } });
 }
 
-export async function nodeEntry(p: string): Promise<SourceEntry> {
+/**
+ * One path's entry (lstat). Without `withAtime` the access time recorded is the modification
+ * time, as restic 0.18 records it unless --with-atime: reading a file or listing a folder moves
+ * its atime, so a real one would make every backup's trees new (0.14 stored it).
+ */
+export async function nodeEntry(p: string, withAtime = false): Promise<SourceEntry> {
   let st: import('node:fs').BigIntStats;
   try {
     st = await fs.lstat(p, { bigint: true });
@@ -71,7 +76,7 @@ export async function nodeEntry(p: string): Promise<SourceEntry> {
       type,
       mode,
       mtime: localTime(st.mtimeNs),
-      atime: localTime(st.atimeNs),
+      atime: localTime(withAtime ? st.atimeNs : st.mtimeNs),
       ctime: localTime(st.ctimeNs),
       uid,
       gid,
@@ -89,30 +94,36 @@ export async function nodeEntry(p: string): Promise<SourceEntry> {
   return entry;
 }
 
-export const nodeSourceFS: SourceFS = {
-  stat: (p) => nodeEntry(p),
-  async readDir(dir, onError) {
-    let names: string[];
-    try {
-      names = await fs.readdir(dir.path);
-    } catch (e) {
-      throw unlistable(dir.path, sourceError(dir.path, e).message, e);
-    }
-    const out: SourceEntry[] = [];
-    await mapLimit(names, 16, async (name) => {
-      const p = path.join(dir.path, name);
+/** The file system as the archiver reads it; `withAtime` records real access times (restic --with-atime). */
+export function nodeSource(opts: { withAtime?: boolean } = {}): SourceFS {
+  const entry = (p: string) => nodeEntry(p, opts.withAtime);
+  return {
+    stat: (p) => entry(p),
+    async readDir(dir, onError) {
+      let names: string[];
       try {
-        out.push(await nodeEntry(p));
+        names = await fs.readdir(dir.path);
       } catch (e) {
-        onError(p, e);
+        throw unlistable(dir.path, sourceError(dir.path, e).message, e);
       }
-    });
-    return out;
-  },
-  components: (p) => path.resolve(p).split(path.sep).filter(Boolean),
-  join: (c) => path.sep + c.join(path.sep),
-  absolute: (p) => path.resolve(p),
-};
+      const out: SourceEntry[] = [];
+      await mapLimit(names, 16, async (name) => {
+        const p = path.join(dir.path, name);
+        try {
+          out.push(await entry(p));
+        } catch (e) {
+          onError(p, e);
+        }
+      });
+      return out;
+    },
+    components: (p) => path.resolve(p).split(path.sep).filter(Boolean),
+    join: (c) => path.sep + c.join(path.sep),
+    absolute: (p) => path.resolve(p),
+  };
+}
+
+export const nodeSourceFS: SourceFS = nodeSource();
 
 const NOATIME = fsConstants.O_NOATIME ?? 0;
 /**

@@ -6,7 +6,7 @@
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { CairnError } from '../../core/errors';
 import type { GoTime } from '../../core/data/go-time';
 import { ModeDir } from '../../core/data/file-mode';
@@ -36,7 +36,9 @@ export function commandOutput(args: string[], log: (line: string) => void): { st
       resolve(signal ? null : code);
     });
   });
-  return { stdout: child.stdout, exited };
+  // Piped at once: a child's stdout nobody reads yet loses what it holds when the child exits.
+  const stdout = child.stdout.pipe(new PassThrough());
+  return { stdout, exited };
 }
 
 export function streamSource(filename: string, input: Readable, time: GoTime, exited?: Promise<number | null>): StreamSource {

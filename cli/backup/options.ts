@@ -27,6 +27,7 @@ export const BACKUP_FLAGS: FlagSpecs = {
   'stdin-filename': { type: 'string', help: 'filename to use when reading from stdin (default "stdin")' },
   'stdin-from-command': { type: 'bool', help: 'interpret arguments as command to execute and store its stdout' },
   time: { type: 'string', help: 'time of the backup (ex. "2012-11-01 22:08:41") (default: now)' },
+  'with-atime': { type: 'bool', help: 'store the atime for all files and directories' },
   'dry-run': { type: 'bool', short: 'n', help: 'do not upload or write any data, just show what would be done' },
   'skip-if-unchanged': { type: 'bool', help: 'skip snapshot creation if identical to parent snapshot' },
   'read-concurrency': { type: 'int', help: 'read n files concurrently (default: $RESTIC_READ_CONCURRENCY or one thread per core)' },
@@ -53,6 +54,7 @@ export interface BackupCommandOptions {
   stdinFilename: string;
   stdinFromCommand: boolean;
   time?: GoTime;
+  withAtime: boolean;
   dryRun: boolean;
   skipIfUnchanged: boolean;
   readConcurrency?: number;
@@ -105,6 +107,7 @@ export function backupOptions(p: Parsed, env: NodeJS.ProcessEnv): BackupCommandO
     stdinFilename: (f['stdin-filename'] as string | undefined) ?? 'stdin',
     stdinFromCommand: f['stdin-from-command'] === true,
     time: f.time === undefined ? undefined : parseTime(f.time as string),
+    withAtime: f['with-atime'] === true,
     dryRun: f['dry-run'] === true,
     skipIfUnchanged: f['skip-if-unchanged'] === true,
     readConcurrency: readConcurrency(f['read-concurrency'], env),

@@ -11,7 +11,7 @@ import type { Repository } from '../../core/repository/repository';
 import { GoTime } from '../../core/data/go-time';
 import { isAlive, openRepository, withLock, type Context } from '../context';
 import { localOwner } from '../global';
-import { nodeSourceFS } from '../adapters/node-source';
+import { nodeSource } from '../adapters/node-source';
 import { commandOutput, streamSource } from '../adapters/stdin-source';
 import { nodeThreadPool } from '../pool/node-pool';
 import { terminalProgress } from '../progress';
@@ -44,7 +44,7 @@ interface Source {
 function fileSource(o: BackupCommandOptions, warnf: (m: string) => void): Source {
   const { targets, skipped } = collectTargets(o, warnf);
   const pool = (spec: BackendSpec, _repo: Repository, journal?: string) => nodeThreadPool({ backend: spec, dryRun: o.dryRun, journal, ...threads(o) });
-  return { fs: nodeSourceFS, targets, skipped, pool, parentLookup: true };
+  return { fs: nodeSource({ withAtime: o.withAtime }), targets, skipped, pool, parentLookup: true };
 }
 
 /** --read-concurrency n: at most n large files read at once, over min(n, cores) threads. */

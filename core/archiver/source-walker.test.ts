@@ -135,4 +135,11 @@ describe('SourceWalker', () => {
     expect(await names(repo, root.subtree!)).toEqual(['d', 'd/f.txt']);
     expect(t.warnings.list).toEqual([{ path: '/d/shut', code: 'SOURCE_READ', message: '/d/shut: permission denied' }]);
   });
+
+  it('a walk that saved nothing at all is an error, not an empty snapshot (restic: "snapshot is empty")', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const src = new MemSource({});
+    await expect(walker(repo, src).w.root(buildTargetTree(src, ['/gone']), undefined)).rejects.toMatchObject({ code: 'SNAPSHOT_EMPTY' });
+  });
 });

@@ -13,7 +13,7 @@ import { bareDir } from './parent';
 import { isUnlistable, type SourceEntry, type SourceFS } from './source';
 import type { TargetDir } from './targets';
 import type { TreeSaver } from './tree-saver';
-import { throwIfAborted } from '../errors';
+import { CairnError, throwIfAborted } from '../errors';
 
 export interface SourceWalkerDeps {
   source: SourceFS;
@@ -93,6 +93,7 @@ export class SourceWalker {
       const n = await this.#target(v, oldByName.get(v.name));
       if (n) nodes.push(n);
     }
+    if (!entry && nodes.length === 0) throw new CairnError('SNAPSHOT_EMPTY', 'snapshot is empty');
     const tree = await this.#d.trees.save(nodes);
     const change = !old ? 'new' : old.subtree === tree.id ? 'unmodified' : 'changed';
     this.#d.stats.add(tree.stats);

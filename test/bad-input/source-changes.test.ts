@@ -114,7 +114,8 @@ describe('source files that change during the backup', () => {
     ]);
     await repo.loadIndex();
     const comps = src2.split('/').filter(Boolean);
-    for (const gone of ['becomes-fifo.txt', 'becomes-link.txt', 'becomes-dir.txt']) expect(await lookupPath(repo, result.snapshot.tree, [...comps, gone])).toBeUndefined();
+    for (const gone of ['becomes-fifo.txt', 'becomes-link.txt', 'becomes-dir.txt'])
+      expect(await lookupPath(repo, result.snapshot.tree, [...comps, gone])).toBeUndefined();
     expect((await lookupPath(repo, result.snapshot.tree, [...comps, 'shrinks.log']))!.size).toBe(100);
     expect((await restic(['-r', repoDir, 'check', '--read-data'])).code).toBe(0);
   });

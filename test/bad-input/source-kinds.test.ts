@@ -79,12 +79,11 @@ describe('sources that misbehave, against restic 0.14', () => {
       await new Promise((r) => server.close(r));
     }
     const mine = await treeAt(repo, 'cairn-special', src);
-    expect(mine.map((n) => `${n.type} ${n.name}`)).toEqual([
-      'file file.txt',
-      'fifo fifo',
-      ...(process.getuid?.() === 0 ? ['dev loop', 'chardev null'] : []),
-      'dir sub',
-    ].sort((a, b) => (a.split(' ')[1]! < b.split(' ')[1]! ? -1 : 1)));
+    expect(mine.map((n) => `${n.type} ${n.name}`)).toEqual(
+      ['file file.txt', 'fifo fifo', ...(process.getuid?.() === 0 ? ['dev loop', 'chardev null'] : []), 'dir sub'].sort((a, b) =>
+        a.split(' ')[1]! < b.split(' ')[1]! ? -1 : 1,
+      ),
+    );
     expect(mine).toEqual(await treeAt(repo, 'restic-special', src));
   });
 
