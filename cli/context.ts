@@ -40,11 +40,21 @@ export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boo
   if (noLock || (readOnly && ctx.g.noLock)) return fn();
   const owner = localOwner();
   const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, exclusive, ctx.signal);
+  ignoreHangups();
   try {
     return await fn();
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * restic asks whether a lock's process is alive by sending it SIGHUP (lock_unix.go), and a
+ * restic process holding a lock ignores SIGHUP: so must we, or `restic unlock` on this host
+ * would kill a running `cairn backup`.
+ */
+function ignoreHangups(): void {
+  if (process.listenerCount('SIGHUP') === 0) process.on('SIGHUP', () => {});
 }
 
 /** Is a process of this host alive (what makes a lock of this host stale, as in restic)? */
