@@ -57,12 +57,16 @@ describe('IndexWriter', () => {
 
   it('keeps the first failure for the end, and later writes still happen', async () => {
     const { repo, written } = recorder(0);
-    const w = new IndexWriter(repo, new BlobRegistry(new MasterIndex()));
+    const index = new MasterIndex();
+    const w = new IndexWriter(repo, new BlobRegistry(index));
     w.packSaved(pack(1, 1), 10);
     await w.write();
     w.packSaved(pack(2, 1), 10);
     await w.write();
     expect(written).toEqual([[], [id(2, 'c')]]);
     expect(() => w.throwIfFailed()).toThrow('disk full');
+    // Only the pack an index file lists is in the master index: the other is left to be adopted.
+    expect(index.hasPack(id(1, 'c'))).toBe(false);
+    expect(index.hasPack(id(2, 'c'))).toBe(true);
   });
 });

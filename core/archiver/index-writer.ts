@@ -2,7 +2,7 @@
 // enough new blobs are in stored packs, or enough time has passed, their packs go into an index
 // file, so a backup cut short leaves most of what it stored indexed for the next one. Writes
 // run one after the other; the first failure is kept (the backup reports it at the end) and
-// later writes still go on.
+// later writes still go on. Only a stored index file puts its packs into the master index.
 
 import type { ID } from '../id';
 import type { IndexPack } from '../index/index-file';
@@ -55,7 +55,10 @@ export class IndexWriter {
     if (packs.length === 0) return this.#chain;
     this.#chain = this.#chain
       .then(() => this.#repo.saveIndex(packs, signal))
-      .then(() => this.#opts.journal?.indexed(packs.map((p) => p.id)))
+      .then(() => {
+        this.#registry.indexed(packs);
+        this.#opts.journal?.indexed(packs.map((p) => p.id));
+      })
       .catch((e) => void (this.#failure ??= { e }));
     return this.#chain;
   }

@@ -7,6 +7,13 @@ import type { Repository } from '../repository/repository';
 import { ProgressTracker } from '../progress';
 import { BackupStats, type CompletedItem } from './backup-stats';
 import { BlobRegistry } from './blob-registry';
+import type { IndexPack } from '../index/index-file';
+
+/** A stored pack, indexed at once (as if its index file were written). */
+function indexNow(registry: BlobRegistry, pack: IndexPack, size: number): void {
+  registry.packSaved(pack, size);
+  registry.indexed(registry.takeUnindexed());
+}
 import { FileArchiver } from './file-archiver';
 import { LazyPool } from './lazy-pool';
 import { ListingScheduler } from './listing-scheduler';
@@ -31,7 +38,7 @@ function walker(repo: Repository, src: MemSource, exclude?: (p: string) => boole
     { key: repo.key, polynomial: repo.config.chunkerPolynomial, version: 2, compression: 'auto' },
     {
       claim: (id) => registry.claim('data', id),
-      packSaved: (p, s) => registry.packSaved(p, s),
+      packSaved: (p, s) => indexNow(registry, p, s),
     },
   );
   const files = new FileArchiver({ hasData: (id) => repo.index.has('data', id), pool, stats, progress, warn: warnings.warn, onItem: (i) => items.push(i) });
@@ -41,7 +48,7 @@ function walker(repo: Repository, src: MemSource, exclude?: (p: string) => boole
     compression: 'auto',
     saver: repo.backend,
     claim: (id) => registry.claim('tree', id),
-    onPackSaved: (p, s) => registry.packSaved(p, s),
+    onPackSaved: (p, s) => indexNow(registry, p, s),
   });
   const scheduler = new ListingScheduler({ parallel: 2, queue: 4 });
   const w = new SourceWalker({

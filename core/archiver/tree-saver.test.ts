@@ -5,6 +5,11 @@ import { GoTime } from '../data/go-time';
 import type { BlobCache } from '../repository/blob-cache';
 import type { IndexPack } from '../index/index-file';
 import { BlobRegistry } from './blob-registry';
+/** A stored pack, indexed at once (as if its index file were written). */
+function indexNow(registry: BlobRegistry, pack: IndexPack, size: number): void {
+  registry.packSaved(pack, size);
+  registry.indexed(registry.takeUnindexed());
+}
 import { TreeSaver } from './tree-saver';
 
 const file = (name: string): Node => ({
@@ -34,7 +39,7 @@ describe('TreeSaver', () => {
       compression: repo.compression,
       saver: repo.backend,
       claim: (id) => registry.claim('tree', id),
-      onPackSaved: (p, size) => (packs.push(p), registry.packSaved(p, size)),
+      onPackSaved: (p, size) => (packs.push(p), indexNow(registry, p, size)),
     });
     const a = await trees.save([file('a'), file('b')]);
     const again = await trees.save([file('a'), file('b')]);
@@ -72,7 +77,7 @@ describe('TreeSaver', () => {
       compression: repo.compression,
       saver: repo.backend,
       claim: (id) => registry.claim('tree', id),
-      onPackSaved: (p, s) => registry.packSaved(p, s),
+      onPackSaved: (p, s) => indexNow(registry, p, s),
       cache,
     });
     const a = await trees.save([file('a')]);
