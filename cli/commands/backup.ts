@@ -85,7 +85,7 @@ function archiverOptions(ctx: Context, o: BackupCommandOptions, src: Source, exc
     uid: owner.uid,
     gid: owner.gid,
     tags: o.tags,
-    parent: o.parent,
+    parent: src.parentLookup ? o.parent : undefined, // restic ignores --parent with --stdin
     force: o.force || !src.parentLookup,
     excludes: o.excludes, // restic records the --exclude patterns only
     exclude,
