@@ -6,12 +6,15 @@ import type { CompletedItem } from '../../core/archiver/backup-stats';
 import type { BackupResult, BackupWarning } from '../../core/archiver/archiver';
 import { formatBytes, formatDuration } from '../../core/progress';
 import type { Out } from '../output';
+import type { OpLog } from '../op-log';
 
 export interface ReportStyle {
   out: Out;
   json: boolean;
   /** restic's verbosity: 0 quiet, 1 normal, 2 -v, 3 -vv. */
   verbosity: number;
+  /** With --log-file: where the summary numbers and the warnings also go. */
+  log?: OpLog;
 }
 
 /** restic's printer.E: a message on stderr (an error object in JSON). */
@@ -21,6 +24,7 @@ export function printError(r: ReportStyle, message: string): void {
 }
 
 export function printWarning(r: ReportStyle, w: BackupWarning): void {
+  r.log?.error(w.message, w.path);
   if (r.json) r.out.stderr(JSON.stringify({ message_type: 'error', error: { message: w.message }, during: 'archival', item: w.path }) + '\n');
   else r.out.stderr(`error: ${w.message}\n`);
 }
@@ -59,35 +63,41 @@ export interface Finished {
 }
 
 export function printSummary(r: ReportStyle, f: Finished): void {
-  const s = f.result.summary;
+  const o = summaryFields(f);
+  r.log?.summary(o);
   if (r.json) {
-    const o: Record<string, unknown> = {
-      message_type: 'summary',
-      files_new: s.filesNew,
-      files_changed: s.filesChanged,
-      files_unmodified: s.filesUnmodified,
-      dirs_new: s.dirsNew,
-      dirs_changed: s.dirsChanged,
-      dirs_unmodified: s.dirsUnmodified,
-      data_blobs: s.dataBlobs,
-      tree_blobs: s.treeBlobs,
-      data_added: s.dataAdded,
-      data_added_packed: s.dataAddedPacked,
-      total_files_processed: s.totalFilesProcessed,
-      total_bytes_processed: s.totalBytesProcessed,
-      total_duration: f.seconds,
-      backup_start: s.backupStart.format(),
-      backup_end: s.backupEnd.format(),
-    };
-    if (f.result.id && !f.dryRun) o.snapshot_id = f.result.id;
-    if (f.dryRun) o.dry_run = true;
-    o.parent = f.result.parent;
-    o.files_read = f.result.filesRead;
-    r.out.stdout(JSON.stringify(o) + '\n');
+    r.out.stdout(JSON.stringify({ message_type: 'summary', ...o }) + '\n');
     return;
   }
   if (r.verbosity < 1) return;
   r.out.stdout(summaryText(f, r.verbosity));
+}
+
+/** restic 0.18's JSON summary fields (without message_type). */
+function summaryFields(f: Finished): Record<string, unknown> {
+  const s = f.result.summary;
+  const o: Record<string, unknown> = {
+    files_new: s.filesNew,
+    files_changed: s.filesChanged,
+    files_unmodified: s.filesUnmodified,
+    dirs_new: s.dirsNew,
+    dirs_changed: s.dirsChanged,
+    dirs_unmodified: s.dirsUnmodified,
+    data_blobs: s.dataBlobs,
+    tree_blobs: s.treeBlobs,
+    data_added: s.dataAdded,
+    data_added_packed: s.dataAddedPacked,
+    total_files_processed: s.totalFilesProcessed,
+    total_bytes_processed: s.totalBytesProcessed,
+    total_duration: f.seconds,
+    backup_start: s.backupStart.format(),
+    backup_end: s.backupEnd.format(),
+  };
+  if (f.result.id && !f.dryRun) o.snapshot_id = f.result.id;
+  if (f.dryRun) o.dry_run = true;
+  o.parent = f.result.parent;
+  o.files_read = f.result.filesRead;
+  return o;
 }
 
 function summaryText(f: Finished, verbosity: number): string {

@@ -122,7 +122,7 @@ async function journaled(ctx: Context, repo: Repository, journal: string | undef
 export async function run(ctx: Context): Promise<number> {
   const o = backupOptions(ctx.p, ctx.g.env);
   checkOptions(o, ctx.g);
-  const style: ReportStyle = { out: ctx.out, json: ctx.g.json, verbosity: ctx.g.verbosity };
+  const style: ReportStyle = { out: ctx.out, json: ctx.g.json, verbosity: ctx.g.verbosity, log: ctx.log };
   const warnf = (m: string) => printError(style, m);
   const now = GoTime.fromDate(new Date());
   const src = o.stdin || o.stdinFromCommand ? streamedSource(o, o.time ?? now, warnf) : fileSource(o, warnf);

@@ -63,10 +63,12 @@ export async function run(ctx: Context): Promise<number> {
         onProgress: ctx.g.quiet ? undefined : terminalProgress(ctx.out, ctx.g.json),
       }).finally(() => decoders.close());
       for (const e of result.errors) {
+        ctx.log?.error(`${e.code}: ${e.message}`, e.path);
         if (ctx.g.json) ctx.out.stderr(JSON.stringify({ message_type: 'error', error: { message: e.message }, during: 'restore', item: e.path }) + '\n');
         else ctx.out.stderr(`ignoring error for ${e.path}: ${e.code}: ${e.message}\n`);
       }
       const secs = (Date.now() - started) / 1000;
+      ctx.log?.summary({ snapshot_id: id, seconds_elapsed: secs, files_restored: result.files, total_bytes: result.bytes });
       if (ctx.g.json) {
         ctx.out.stdout(
           JSON.stringify({

@@ -134,7 +134,7 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
       // never settled (seen in restore workers: 4 of D1's 5200 files hung a restore).
       pinned.add(handle);
       // Each file made costs ~12 KiB in the renderer and ~6 in the browser process until a full
-      // collection, which making files alone does not bring about (bench/browser/handle-memory.mjs).
+      // collection, which making files alone does not bring about (bench/probes/handle-memory.mjs).
       filesMade(3);
       try {
         const w = await at(openFile(handle, size), path);
