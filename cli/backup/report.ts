@@ -17,8 +17,9 @@ export interface ReportStyle {
   log?: OpLog;
 }
 
-/** restic's printer.E: a message on stderr (an error object in JSON). */
-export function printError(r: ReportStyle, message: string): void {
+/** restic's printer.E: a message on stderr (an error object in JSON); one about `item` also goes to the --log-file line. */
+export function printError(r: ReportStyle, message: string, item?: string): void {
+  if (item !== undefined) r.log?.error(message.trimEnd(), item);
   if (r.json) r.out.stderr(JSON.stringify({ message_type: 'error', error: { message: message.trimEnd() } }) + '\n');
   else r.out.stderr(message.endsWith('\n') ? message : message + '\n');
 }

@@ -88,7 +88,8 @@ export type ReadInput = (file: string) => Uint8Array;
 /** Reads a list file, or standard input for `-`. */
 export const readInput: ReadInput = (file) => new Uint8Array(fs.readFileSync(file === '-' ? 0 : file));
 
-export function collectTargets(src: TargetSources, warn: (msg: string) => void, read: ReadInput = readInput): Targets {
+/** `warn` is told of each target left out, naming it as `item`. */
+export function collectTargets(src: TargetSources, warn: (msg: string, item?: string) => void, read: ReadInput = readInput): Targets {
   const targets: string[] = [];
   for (const file of src.filesFrom ?? []) {
     for (let line of scanLines(readText(read(file)))) {
@@ -106,14 +107,14 @@ export function collectTargets(src: TargetSources, warn: (msg: string) => void, 
   return filterExisting(targets, warn);
 }
 
-function filterExisting(items: string[], warn: (msg: string) => void): Targets {
+function filterExisting(items: string[], warn: (msg: string, item?: string) => void): Targets {
   const targets: string[] = [];
   for (const item of items) {
     try {
       fs.lstatSync(item);
       targets.push(item);
     } catch (e) {
-      warn((e as NodeJS.ErrnoException).code === 'ENOENT' ? `${item} does not exist, skipping\n` : `${item} cannot be accessed, skipping\n`);
+      warn((e as NodeJS.ErrnoException).code === 'ENOENT' ? `${item} does not exist, skipping\n` : `${item} cannot be accessed, skipping\n`, item);
     }
   }
   if (targets.length === 0) throw new CairnError('SOURCE_READ', 'all source directories/files do not exist');

@@ -41,8 +41,8 @@ interface Source {
   parentLookup: boolean;
 }
 
-function fileSource(o: BackupCommandOptions, warnf: (m: string) => void): Source {
-  const { targets, skipped } = collectTargets(o, warnf);
+function fileSource(o: BackupCommandOptions, style: ReportStyle): Source {
+  const { targets, skipped } = collectTargets(o, (m, item) => printError(style, m, item));
   const pool = (spec: BackendSpec, _repo: Repository, journal?: string) => nodeThreadPool({ backend: spec, dryRun: o.dryRun, journal, ...threads(o) });
   return { fs: nodeSource({ withAtime: o.withAtime }), targets, skipped, pool, parentLookup: true };
 }
@@ -125,7 +125,7 @@ export async function run(ctx: Context): Promise<number> {
   const style: ReportStyle = { out: ctx.out, json: ctx.g.json, verbosity: ctx.g.verbosity, log: ctx.log };
   const warnf = (m: string) => printError(style, m);
   const now = GoTime.fromDate(new Date());
-  const src = o.stdin || o.stdinFromCommand ? streamedSource(o, o.time ?? now, warnf) : fileSource(o, warnf);
+  const src = o.stdin || o.stdinFromCommand ? streamedSource(o, o.time ?? now, warnf) : fileSource(o, style);
   const exclude = rejects(o, src.targets, ctx.g.env, warnf);
   const { repo, spec } = await openRepository(ctx, { wrap: o.dryRun ? dryRunBackend : undefined });
   const started = Date.now();
