@@ -138,7 +138,8 @@ export async function run(ctx: Context): Promise<number> {
   const journal = journalFile(ctx, o, repo);
   const result: BackupResult = o.dryRun ? await save() : await withLock(ctx, repo, false, () => journaled(ctx, repo, journal, style, save));
   printSummary(style, { result, dryRun: o.dryRun, seconds: (Date.now() - started) / 1000 });
-  if (src.skipped || result.warnings.some((w) => w.code === 'SOURCE_READ')) {
+  // restic exits 3 for every archiver error: unreadable sources and an unreadable parent alike.
+  if (src.skipped || result.warnings.some((w) => w.code === 'SOURCE_READ' || w.repository)) {
     warnf('Warning: at least one source file could not be read\n');
     return 3;
   }

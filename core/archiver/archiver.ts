@@ -119,7 +119,7 @@ function setUp(repo: Repository, source: SourceFS, makePool: PoolFactory, opts: 
     signal,
   });
   const scheduler = new ListingScheduler({ parallel: LIST_PARALLEL, queue: WALK_QUEUE }, signal);
-  const parentTree = (id: string | undefined) => loadParentTree(repo, id, signal);
+  const parentTree = (id: string | undefined, path: string) => loadParentTree(repo, id, signal, (e) => warnings.warnRepository(path, e));
   const walker = new SourceWalker({
     source,
     files,
@@ -165,9 +165,9 @@ export async function backup(repo: Repository, source: SourceFS, makePool: PoolF
   const start = GoTime.fromDate(new Date());
   await repo.loadIndex({ signal: opts.signal });
   const paths = opts.targets.map((t) => source.absolute(t));
-  const parent = await chooseParent(repo, opts, paths, opts.signal);
   const run = setUp(repo, source, makePool, opts);
   try {
+    const parent = await chooseParent(repo, opts, paths, opts.signal, (e) => run.warnings.warnRepository('/', e));
     const root = await walk(run, source, paths, parent, opts);
     await finishPacks(run, opts.signal);
     const summary = run.stats.summary(start, GoTime.fromDate(new Date()));

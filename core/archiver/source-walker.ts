@@ -21,8 +21,8 @@ export interface SourceWalkerDeps {
   trees: TreeSaver;
   scheduler: ListingScheduler;
   stats: BackupStats;
-  /** The parent's tree `id` (undefined when there is none or it cannot be read). */
-  parentTree(id: string | undefined): Promise<Tree | undefined>;
+  /** The parent's tree `id` for the folder at `path` (undefined when there is none or it cannot be read, which is reported). */
+  parentTree(id: string | undefined, path: string): Promise<Tree | undefined>;
   warn(path: string, e: unknown): void;
   /** Leaves an entry (and everything under it) out. */
   exclude?: (path: string, entry: SourceEntry) => boolean;
@@ -40,7 +40,7 @@ export class SourceWalker {
   /** Saves the targets' skeleton and everything below it; resolves to the root node (its subtree: the snapshot's tree). */
   async root(targets: TargetDir[], parentRoot: string | undefined): Promise<Node> {
     const old = parentRoot === undefined ? undefined : bareDir(parentRoot);
-    return (await this.#dir(undefined, [], old, await this.#d.parentTree(parentRoot), targets))!;
+    return (await this.#dir(undefined, [], old, await this.#d.parentTree(parentRoot, '/'), targets))!;
   }
 
   /** `started` is called once the entry no longer waits: a file handed to a saver, or done. */
@@ -71,7 +71,7 @@ export class SourceWalker {
       d.warn(entry.path, e);
       return undefined;
     });
-    const [children, oldTree] = await Promise.all([listing, d.parentTree(oldDir?.subtree)]);
+    const [children, oldTree] = await Promise.all([listing, d.parentTree(oldDir?.subtree, entry.path)]);
     if (!children) return undefined;
     let files = 0;
     for (const c of children) if (c.node.type === 'file') files++;
@@ -143,6 +143,6 @@ export class SourceWalker {
     }
     const entry = await d.source.stat(t.path, d.signal);
     const oldDir = old?.type === 'dir' ? old : undefined;
-    return this.#dir(entry, [], oldDir, await d.parentTree(oldDir?.subtree), t.children);
+    return this.#dir(entry, [], oldDir, await d.parentTree(oldDir?.subtree, t.path), t.children);
   }
 }

@@ -9,6 +9,8 @@ export interface BackupWarning {
   path: string;
   code: ErrorCode;
   message: string;
+  /** The repository, not the source, could not be read: part of the parent (restic exits 3 for it too). */
+  repository?: true;
 }
 
 export class WarningLog {
@@ -22,11 +24,19 @@ export class WarningLog {
   }
 
   /** Records `e` (any error; its code if it is a CairnError) against `path`. */
-  readonly warn = (path: string, e: unknown): void => {
-    const s = serializeError(e);
-    const w = { path, code: s.code, message: s.message };
+  readonly warn = (path: string, e: unknown): void => this.#add({ path, ...fields(e) });
+
+  /** Records what could not be read of the repository (the parent) while saving `path`. */
+  readonly warnRepository = (path: string, e: unknown): void => this.#add({ path, ...fields(e), repository: true });
+
+  #add(w: BackupWarning): void {
     this.list.push(w);
     this.#progress.errors++;
     this.#listener?.(w);
-  };
+  }
+}
+
+function fields(e: unknown): Pick<BackupWarning, 'code' | 'message'> {
+  const s = serializeError(e);
+  return { code: s.code, message: s.message };
 }
