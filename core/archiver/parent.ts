@@ -41,7 +41,9 @@ export function chooseParent(
 
 function snapshotError(id: string, e: unknown): CairnError {
   const s = serializeError(e);
-  return new CairnError(s.code, `could not load snapshot ${id.slice(0, 8)}: ${s.message}`, { cause: e, detail: { snapshot: id } });
+  const name = `snapshot ${id.slice(0, 8)}`;
+  const reason = s.message.startsWith(`${name}: `) ? s.message.slice(name.length + 2) : s.message;
+  return new CairnError(s.code, `could not load ${name}: ${reason}`, { cause: e, detail: { snapshot: id } });
 }
 
 /** The tree `id`, or undefined when there is none or it cannot be read (then told to `onError`). */
