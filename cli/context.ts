@@ -57,9 +57,10 @@ function retryLine(info: RetryInfo): string {
   return `${op}(${info.target}) returned error, retrying after ${(info.delayMs / 1000).toFixed(3)}s: ${serializeError(info.error).message}\n`;
 }
 
-export async function openRepository(ctx: Context, opts: { silent?: boolean } = {}): Promise<Opened> {
+export async function openRepository(ctx: Context, opts: { silent?: boolean; wrap?: (b: Backend) => Backend } = {}): Promise<Opened> {
   const spec = backendSpec(ctx);
-  const backend = await openContextBackend(ctx, spec);
+  const opened = await openContextBackend(ctx, spec);
+  const backend = opts.wrap ? opts.wrap(opened) : opened;
   const password = await readPassword(ctx.g);
   const repo = await Repository.open(backend, password, { keyHint: ctx.g.keyHint, signal: ctx.signal });
   repo.compression = ctx.g.compression;
@@ -80,12 +81,22 @@ export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boo
   const owner = localOwner();
   const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, exclusive, ctx.signal);
   heldLocks.add(lock);
+  ignoreHangups();
   try {
     return await fn();
   } finally {
     await lock.release(ctx.signal.aborted ? AbortSignal.timeout(RELEASE_AFTER_INTERRUPT_MS) : undefined);
     heldLocks.delete(lock);
   }
+}
+
+/**
+ * restic asks whether a lock's process is alive by sending it SIGHUP (lock_unix.go), and a
+ * restic process holding a lock ignores SIGHUP: so must we, or `restic unlock` on this host
+ * would kill a running `cairn backup`.
+ */
+function ignoreHangups(): void {
+  if (process.listenerCount('SIGHUP') === 0) process.on('SIGHUP', () => {});
 }
 
 let calibrated: Promise<KdfParams> | undefined;

@@ -17,7 +17,7 @@ export const GLOBAL_FLAGS: FlagSpecs = {
   'key-hint': { type: 'string', help: 'key ID of key to try decrypting first' },
   json: { type: 'bool', help: 'set output mode to JSON for commands that support it' },
   quiet: { type: 'bool', short: 'q', help: 'do not output comprehensive progress report' },
-  verbose: { type: 'bool', short: 'v', help: 'be verbose' },
+  verbose: { type: 'count', short: 'v', help: 'be verbose (specify multiple times or a level using --verbose=n, max level/times is 2)' },
   'no-lock': { type: 'bool', help: 'do not lock the repository' },
   'no-cache': { type: 'bool', help: 'accepted for restic compatibility (cairn keeps no cache)' },
   'cache-dir': { type: 'string', help: 'accepted for restic compatibility' },
@@ -34,6 +34,8 @@ export interface GlobalOptions {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
+  /** restic's verbosity: 0 with --quiet, 1 by default, 2 with -v, 3 with -vv. */
+  verbosity: number;
   noLock: boolean;
   keyHint?: string;
   compression: CompressionMode;
@@ -68,7 +70,8 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
     repo,
     json: f.json === true,
     quiet: f.quiet === true,
-    verbose: f.verbose === true,
+    verbose: ((f.verbose as number | undefined) ?? 0) > 0,
+    verbosity: verbosityOf(f.quiet === true, (f.verbose as number | undefined) ?? 0),
     noLock: f['no-lock'] === true,
     keyHint: (f['key-hint'] as string | undefined) ?? env.RESTIC_KEY_HINT,
     compression,
@@ -77,6 +80,13 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
     env,
     passwordFlags: { file: f['password-file'] as string | undefined, command: f['password-command'] as string | undefined },
   };
+}
+
+/** restic's global verbosity: -v and -vv win over --quiet. */
+function verbosityOf(quiet: boolean, verbose: number): number {
+  if (verbose >= 2) return 3;
+  if (verbose > 0) return 2;
+  return quiet ? 0 : 1;
 }
 
 /** restic's default stuck-request timeout (internal/backend/http_transport.go). */

@@ -17,6 +17,10 @@ export interface NodePoolOptions {
   /** Files queued per thread (in flight from the archiver's point of view). */
   queuePerThread?: number;
   uploadsPerThread?: number;
+  /** backup --dry-run: the threads store nothing. */
+  dryRun?: boolean;
+  /** The pack journal file the threads note their packs in. */
+  journal?: string;
 }
 
 function workerEntry(): { url: URL; execArgv: string[] | undefined } {
@@ -39,6 +43,8 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
       backend: opts.backend,
       uploads: opts.uploadsPerThread ?? 2,
       parallel: opts.parallelPerThread ?? 2,
+      dryRun: opts.dryRun,
+      journal: opts.journal,
     };
     const { url, execArgv } = workerEntry();
     const workers = Array.from({ length: count }, () => new Worker(fileURLToPath(url), { workerData: init, execArgv }));

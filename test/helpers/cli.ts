@@ -39,6 +39,7 @@ export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise
     p.on('error', reject);
     if (opts.killAfter) setTimeout(() => p.kill(opts.killAfter!.signal), opts.killAfter.ms);
     p.on('close', (code, signal) => resolvePromise({ code: code ?? (signal ? 128 + 9 : 1), stdout, stderr }));
+    p.stdin.on('error', () => {}); // EPIPE when the process exits before reading its input
     p.stdin.end(opts.input ?? '');
   });
 }

@@ -14,9 +14,27 @@ import { spawnThroughHost } from './spawn-probe';
 /** The engine as this page's build has it: with the tuning knobs (./vite.config.ts defines `__CAIRN_TUNING__`). */
 type Engine = Comlink.Remote<EngineApi & TuningApi>;
 
-const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
-hostWorkers(worker);
-const engine = Comlink.wrap(worker) as unknown as Engine;
+function startEngine(): { engine: Engine; stop(): void } {
+  const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
+  const stopHosting = hostWorkers(worker);
+  return {
+    engine: Comlink.wrap(worker) as unknown as Engine,
+    // What the app's createEngine().terminate() does: the engine and the workers it started go at once.
+    stop: () => {
+      worker.terminate();
+      stopHosting();
+    },
+  };
+}
+let running = startEngine();
+const engine = running.engine;
+
+/** Terminates the engine worker (and its saver workers) wherever it is, and starts a new one as harness.engine. */
+function restartEngine(): void {
+  running.stop();
+  running = startEngine();
+  harness.engine = running.engine;
+}
 
 async function opfsDir(path: string[], create = true): Promise<FileSystemDirectoryHandle> {
   let d = await navigator.storage.getDirectory();
@@ -186,7 +204,8 @@ const harness = {
   filesOf,
   putPendingPack,
   pendingPacks,
-  startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind),
+  restartEngine,
+  startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(harness.engine, id, path, kind),
   swReady,
 };
 declare global {
