@@ -89,7 +89,7 @@ function archiverOptions(ctx: Context, o: BackupCommandOptions, src: Source, exc
     force: o.force || !src.parentLookup,
     excludes: o.excludes, // restic records the --exclude patterns only
     exclude,
-    time: o.time ?? (o.stdin || o.stdinFromCommand ? time : undefined),
+    time: o.time ?? time, // restic stamps the snapshot when the command starts, before opening the repository
     strictChangeDetection: true,
     skipIfUnchanged: o.skipIfUnchanged,
     signal: ctx.signal,

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cairn, jsonMessage, ok, removeDir, restic, tempDir } from '../helpers/cli';
+import { openLocal } from '../helpers/engine';
+import { addKey } from '../../core/repository/keyfile';
 
 /** Paths in the newest snapshot of `host`, sorted. */
 async function lsPaths(repo: string, host: string): Promise<string[]> {
@@ -233,5 +235,26 @@ describe('cairn backup flags, against restic 0.14', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('invalid value for RESTIC_READ_CONCURRENCY');
     await ok(restic(['-r', repo, 'check', '--read-data']));
+  });
+  it('the snapshot is stamped when the command starts, before the repository is opened (as restic)', async () => {
+    // A key whose scrypt costs seconds makes opening slow: a snapshot stamped after opening
+    // would be that much later than the start.
+    const slow = join(dir, 'slow-open');
+    await ok(cairn(['-r', slow, 'init']));
+    const r = await openLocal(slow);
+    await addKey(r.backend, r.key, 'slow-password', { username: 'test', hostname: 'test' }, { N: 2 ** 15, r: 8, p: 24 });
+    const env = { RESTIC_PASSWORD: 'slow-password' };
+    const t0 = Date.now();
+    await ok(cairn(['-r', slow, 'cat', 'config'], { env }));
+    const openMs = Date.now() - t0;
+    for (const [tool, run] of [
+      ['cairn', cairn],
+      ['restic', restic],
+    ] as const) {
+      const before = Date.now();
+      await ok(run(['-r', slow, 'backup', '--host', tool, src], { env }));
+      const [sn] = JSON.parse((await ok(restic(['-r', slow, 'snapshots', '--json', '--host', tool], { env }))).stdout) as { time: string }[];
+      expect(Date.parse(sn!.time) - before, `${tool}: opening takes ${openMs} ms`).toBeLessThan(openMs / 2);
+    }
   });
 });
