@@ -188,6 +188,16 @@ const bench = {
     const r = await api().downloadResult(ticket.id);
     return { ...r, zipBytes: bytes, pageMs: performance.now() - t0 };
   },
+  /**
+   * The retention page's "apply" with "free space" ticked (web/state/retention.svelte.ts): the
+   * engine's forget by rules (keep the last `keep` in each host+paths group, every host, as
+   * restic's default) and then prune, under one exclusive lock, progress taken as the app does.
+   */
+  async prune(keep: number) {
+    const t0 = performance.now();
+    const r = await api().forget({ policy: { keepLast: keep }, thisHostOnly: false, prune: true }, progress());
+    return { ...r, pageMs: performance.now() - t0, progressTicks };
+  },
   async restoredBytes(name: string) {
     return dirBytes(await opfsDir([RESTORE_DIR, name]));
   },

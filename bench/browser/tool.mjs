@@ -10,6 +10,9 @@
 //   restore     into an OPFS folder; file count and bytes are checked
 //   zip         the app's streamed ZIP download of the snapshot, pulled by the page and dropped
 //   check       not in the EngineApi: reported as unavailable (check-subset too)
+//   prune       the engine's forget (keep last n, groups host+paths, all hosts) with prune, as
+//               the app's retention page runs it; own repository only (prune-same needs a
+//               copy of restic's repository in the target, which OPFS and the bucket lack here)
 // Wall time is taken around the page call; peak memory is the summed PSS of all Chromium
 // processes of this profile (browser, renderer with the engine and saver workers, utility
 // processes), sampled from /proc every second, and separately that of the renderers summed and
@@ -272,6 +275,20 @@ export async function chromiumTool(cfg, { s3, log }) {
       if (r.value.errors?.length) throw new Error(`zip: ${r.value.errors.length} errors, first: ${r.value.errors[0].message}`);
       return { ...r, zipFiles: r.value.files };
     },
+    /**
+     * forget --keep-last <keep> --prune through the engine (the app's retention page, with "free
+     * space"), on the repository the engine holds open since the backups, as the app does.
+     */
+    async prune(repo, keep, opts = {}) {
+      const r = await timedCall(() => page.evaluate((k) => window.cairnBench.prune(k), keep), opts);
+      const v = r.value;
+      if (v.failed?.length) throw new Error(`forget: ${v.failed.length} snapshots not removed`);
+      if (!v.pruned) throw new Error(`forget ran without prune${v.pruneSkipped ? ' (the engine has none)' : ''}`);
+      log(
+        `  chromium: removed ${v.removed.length} snapshots; prune deleted ${v.pruned.packsDeleted} packs, repacked ${v.pruned.packsRepacked}, freed ${(v.pruned.bytesFreed / 1e6).toFixed(1)} MB`,
+      );
+      return r;
+    },
     /** Unlock: key derivation, config and index (the app's "open repository"). */
     async open(repo, opts = {}) {
       return timedCall(() => page.evaluate(({ loc, pw }) => window.cairnBench.open(loc, pw), { loc: repo.loc, pw: PASSWORD }), opts);
@@ -279,7 +296,7 @@ export async function chromiumTool(cfg, { s3, log }) {
     async check() {
       throw new Error('check --read-data is not part of the EngineApi');
     },
-    supportsPhase: (phase) => phase !== 'check' && phase !== 'check-subset',
+    supportsPhase: (phase) => phase !== 'check' && phase !== 'check-subset' && phase !== 'prune-same',
     /** For tests: selects a folder without backing it up; resolves the file count. */
     async pick(dir) {
       await page.setInputFiles('#src', dir, { timeout: 0 });

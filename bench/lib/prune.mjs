@@ -1,9 +1,11 @@
 // The prune phase (issue 34): ten more snapshots, each after a 1 % change of the dataset (the
 // same changes for every tool, untimed backups), then `forget --keep-last 3 --prune`, timed.
-// restic and cairn run exactly that. The dataset is put back afterwards.
+// restic and cairn run exactly that; the browser column runs the engine's forget with prune, as
+// the app's retention page does. The dataset is put back afterwards.
 //   prune       each tool in its own repository (what its own backups left: cairn's backups
 //               lay packs out differently, so there is not the same work to do)
-//   prune-same  each tool on a copy of restic's repository (local target only): the same work
+//   prune-same  each tool on a copy of restic's repository (local target only, CLIs only): the
+//               same work
 import fs from 'node:fs';
 import path from 'node:path';
 import { dirBytes } from './measure.mjs';
@@ -12,7 +14,7 @@ const SNAPSHOTS = 10;
 const KEEP = 3;
 const PRUNE_SEED = 7000;
 
-/** Runs the phase for every tool with a `prune` method (the browser column has none). */
+/** Runs the phase for every tool with a `prune` method. */
 export async function runPrunePhase({ cfg, target, ds, dsName, rep, order, state, step, timedOpts, runMod, log }) {
   const tools = order.filter((t) => t.prune && state.get(t).ok);
   if (tools.length === 0) return;
@@ -54,6 +56,7 @@ async function pruneSame({ cfg, tools, state, step, timedOpts }) {
   if (!restic || !state.get(restic).ok) return;
   const source = state.get(restic).repo.url;
   for (const tool of tools) {
+    if (tool.supportsPhase?.('prune-same') === false) continue;
     const dir = path.join(cfg.scratch, `prune-same-${tool.name}`);
     const repo = { url: dir, cacheDir: `${dir}-cache`, size: async () => dirBytes(dir) };
     fs.rmSync(dir, { recursive: true, force: true });

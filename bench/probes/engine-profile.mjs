@@ -3,7 +3,12 @@
 // profiler on the engine worker (CDP Profiler), and prints the functions by self time and by
 // inclusive time (builtins are charged to the JS that called them).
 //
-//   node bench/probes/engine-profile.mjs [dataset dir] [zip|restore|backup|unchanged] [profile.json]
+//   node bench/probes/engine-profile.mjs [dataset dir] [zip|restore|backup|unchanged|prune] [profile.json]
+//
+// prune: the bench's prune phase (lib/prune.mjs) — ten more backups, each after a 1 % change
+// (../shared/bench/mod.mjs, put back afterwards; not profiled), then forget --keep-last 3 with
+// prune as the app's retention page runs it, profiled. CAIRN_S3_ENV: the repository in that
+// radosgw (see build.mjs s3LocationFromEnv) instead of OPFS.
 //
 // PROFILE_EVAL_BEFORE / PROFILE_EVAL: an expression evaluated in the engine worker before the
 // operation / printed after it (e.g. counters a temporary instrumentation keeps on globalThis).
@@ -12,14 +17,17 @@
 // took included): the functions by bytes of JS heap they allocated during the operation.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openBenchPage } from '../browser/build.mjs';
-import { ROOT } from '../lib/config.mjs';
+import os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { openBenchPage, s3LocationFromEnv } from '../browser/build.mjs';
+import { ROOT, SHARED_BENCH } from '../lib/config.mjs';
 
 const dataset = path.resolve(process.argv[2] ?? path.join(ROOT, 'bench/data/s1/d2-small'));
 const op = process.argv[3] ?? 'zip';
 const { page, cdp, close } = await openBenchPage('engine-profile', {
   dataset,
   minify: false,
+  loc: process.env.CAIRN_S3_ENV ? s3LocationFromEnv('engine-profile') : undefined,
   onPage: (p) => process.env.PROFILE_CONSOLE && p.on('console', (m) => console.log('console:', m.text())),
 });
 
@@ -44,6 +52,27 @@ async function workerSession(name) {
 
 const first = op === 'backup' ? undefined : await page.evaluate(() => window.cairnBench.backup());
 if (op === 'unchanged') await page.setInputFiles('#src', dataset, { timeout: 0 }); // a backup takes the list
+if (op === 'prune') await tenChangedBackups();
+
+/** lib/prune.mjs's history: ten backups after 1 % changes (its seeds), the dataset put back after. */
+async function tenChangedBackups() {
+  const mod = (...args) => {
+    const r = spawnSync(process.execPath, [path.join(SHARED_BENCH, 'mod.mjs'), ...args], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`mod.mjs ${args[0]}: ${r.stderr}`);
+  };
+  const saves = [];
+  try {
+    for (let i = 0; i < 10; i++) {
+      const save = path.join(os.tmpdir(), `prune-mod-${process.pid}-${i}`);
+      mod('modify', dataset, String(7000 + i), save);
+      saves.push(save);
+      await page.setInputFiles('#src', dataset, { timeout: 0 });
+      await page.evaluate(() => window.cairnBench.backup());
+    }
+  } finally {
+    for (const save of saves.reverse()) mod('revert', dataset, save);
+  }
+}
 // PROFILE_WORKER=page: the page's main thread. PROFILE_WORKER=file-saver: a backup's first file-saver worker instead of the engine (savers
 // start with the backup, so its first few hundred milliseconds go unprofiled), profiled for
 // PROFILE_SECONDS.
@@ -75,7 +104,9 @@ const run =
     ? page.evaluate((s) => window.cairnBench.zip(s), first.snapshotId)
     : op === 'restore'
       ? page.evaluate((s) => window.cairnBench.restore(s, 'profiled'), first.snapshotId)
-      : page.evaluate(() => window.cairnBench.backup()); // backup, or unchanged: the second backup
+      : op === 'prune'
+        ? page.evaluate(() => window.cairnBench.prune(3))
+        : page.evaluate(() => window.cairnBench.backup()); // backup, or unchanged: the second backup
 if (!send) {
   for (;;) {
     send = await workerSession(target).catch(() => undefined);
