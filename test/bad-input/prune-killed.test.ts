@@ -1,9 +1,11 @@
-// cairn prune killed outright (SIGKILL) at points spread over its whole run, each time at a
-// repository write: the start of a file (open), its commit (rename) or a delete (unlink).
+// `cairn forget --keep-last 3 --prune` killed outright (SIGKILL) at points spread over its whole
+// run, each time at a repository write: the start of a file (open), its commit (rename) or a
+// delete (unlink) — snapshot removals, repacked packs, the new index, obsolete files.
 // The CLI runs unchanged; a module preloaded with `node --import` counts those calls and kills
 // the process just before the N-th, so every point is exact and repeatable. After each kill,
-// `restic unlock` + `restic check` must pass, and the next `cairn prune` must finish and leave
-// a repository restic checks clean (--read-data) and finds nothing left to prune in.
+// `restic unlock` + `restic check` must pass, and the same command run again, then `cairn prune`,
+// must leave the last three snapshots in a repository restic checks clean (--read-data) and
+// finds nothing left to prune in.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cp, mkdir, readFile } from 'node:fs/promises';
@@ -41,7 +43,8 @@ function hook(repo: string, killAt: number, log: string): string {
   return `data:text/javascript,${encodeURIComponent(code)}`;
 }
 
-const prune = (repo: string, killAt: number, log: string) => run(process.execPath, ['--import', hook(repo, killAt, log), CAIRN_BIN, '-r', repo, 'prune']);
+const FORGET = ['forget', '--keep-last', '3', '--prune'];
+const prune = (repo: string, killAt: number, log: string) => run(process.execPath, ['--import', hook(repo, killAt, log), CAIRN_BIN, '-r', repo, ...FORGET]);
 
 /** `n` points in 1…total, one seeded pick in each of n equal stretches. */
 function killPoints(total: number, n: number, seed: number): number[] {
@@ -53,15 +56,15 @@ function killPoints(total: number, n: number, seed: number): number[] {
   });
 }
 
-describe('cairn prune killed with SIGKILL', () => {
+describe('cairn forget --prune killed with SIGKILL', () => {
   let dir: string, template: History;
   beforeAll(async () => {
     dir = await tempDir('prune-killed');
-    template = await makeHistory(join(dir, 'template'), steps, { keepLast: 3 });
+    template = await makeHistory(join(dir, 'template'), steps, { keepLast: steps.length });
   }, 120_000);
   afterAll(() => removeDir(dir));
 
-  it('at 12 points over its whole run: restic check passes, and the next prune finishes the job', async () => {
+  it('at 20 points over its whole run: restic check passes, and running it again and prune finish the job', async () => {
     // One full run counts the writes.
     const full = join(dir, 'full');
     await cp(template.repo, full, { recursive: true });
@@ -71,7 +74,7 @@ describe('cairn prune killed with SIGKILL', () => {
     expect(ops.length).toBeGreaterThan(30);
 
     const rows: string[] = [];
-    for (const at of killPoints(ops.length, 12, 34)) {
+    for (const at of killPoints(ops.length, 20, 34)) {
       const repo = join(dir, `kill-${at}`);
       await mkdir(repo);
       await cp(template.repo, repo, { recursive: true });
@@ -81,13 +84,19 @@ describe('cairn prune killed with SIGKILL', () => {
       const check = await restic(['-r', repo, 'check']);
       expect(check.code, `point ${at}: ${check.stdout}${check.stderr}`).toBe(0);
       const hints = /(\d+) additional files were found/.exec(check.stdout)?.[1] ?? '0';
-      const again = await cairn(['-r', repo, 'prune']);
+      const again = await cairn(['-r', repo, ...FORGET]);
       expect(again.code, `point ${at}: ${again.stderr}`).toBe(0);
+      // As restic's, forget --prune prunes only when it removed snapshots: a run killed after
+      // the last removal leaves the rest to prune.
+      const rest = await cairn(['-r', repo, 'prune']);
+      expect(rest.code, `point ${at}: ${rest.stderr}`).toBe(0);
       const final = await restic(['-r', repo, 'check', '--read-data']);
       expect(final.code, `point ${at}: ${final.stdout}${final.stderr}`).toBe(0);
       expect(final.stdout).not.toContain('additional files');
       expect(await resticLeftToDo(repo), `point ${at}`).toEqual(NOTHING_LEFT);
-      const removed = /removing (\d+) old packs/.exec(again.stdout)?.[1] ?? '0';
+      const left = JSON.parse((await ok(restic(['-r', repo, 'snapshots', '--json']))).stdout) as { short_id: string }[];
+      expect(left.map((sn) => sn.short_id).sort(), `point ${at}`).toEqual([...template.kept.keys()].slice(-3).sort());
+      const removed = /removing (\d+) old packs/.exec(again.stdout + rest.stdout)?.[1] ?? '0';
       rows.push(
         `${String(at).padStart(3)}/${ops.length}  before ${ops[at - 1]!.padEnd(90)}  killed; check ok (${hints} unreferenced packs); next prune ok (${removed} old packs removed); final check --read-data ok, nothing left`,
       );
