@@ -52,9 +52,15 @@ export function mayReplace(mode: OverwriteMode, node: Node, existing: ExistingEn
   return node.mtime.unixNanos() > existing.mtimeNs + MTIME_SLACK_NS;
 }
 
+/** What the target holds at `path` before this restore writes it (nothing, in a folder it made). */
+export async function existingAt(target: RestoreTarget, path: string[]): Promise<ExistingEntry | undefined> {
+  if (!target.stat || target.isNew?.(path.slice(0, -1))) return undefined;
+  return target.stat(path);
+}
+
 /** What to do with the file `node` at `path`, looking at what the target holds there. */
 export async function decideFile(repo: Repository, target: RestoreTarget, path: string[], node: Node, mode: OverwriteMode): Promise<FileDecision> {
-  const existing = await target.stat?.(path);
+  const existing = await existingAt(target, path);
   if (!mayReplace(mode, node, existing)) return { kind: 'skip' };
   if (existing?.type !== 'file' || !target.openRead) return { kind: 'restore' };
   const size = node.size ?? 0;

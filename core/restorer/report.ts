@@ -24,6 +24,10 @@ export interface RestoreResult {
   skippedBytes?: number;
   /** Entries --delete removed (or would remove). */
   deleted?: number;
+  /** With verify: the files read back and found right. */
+  verified?: number;
+  /** restic's summary counters: entries (files, folders, symlinks) to restore and restored, and their bytes (those found intact count as restored). */
+  items?: { total: number; done: number; bytes: number; bytesDone: number };
 }
 
 /** restic's item actions (internal/restorer ItemAction). */
@@ -98,7 +102,8 @@ export class RestoreReport {
   }
 
   result(): RestoreResult {
-    const { files, dirs, bytes, errors, others, skippedFiles, skippedBytes, deleted } = this;
-    return { files, dirs, bytes, errors, others, skippedFiles, skippedBytes, deleted };
+    const { files, dirs, bytes, errors, others, skippedFiles, skippedBytes, deleted, progress: p } = this;
+    const items = { total: p.extra[PROGRESS_KEYS.items] ?? 0, done: p.extra[PROGRESS_KEYS.itemsDone] ?? 0, bytes: p.total.bytes, bytesDone: p.done.bytes };
+    return { files, dirs, bytes, errors, others, skippedFiles, skippedBytes, deleted, items };
   }
 }

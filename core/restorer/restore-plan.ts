@@ -10,7 +10,7 @@ import type { Repository } from '../repository/repository';
 import type { BlobLocation } from '../index/master-index';
 import { walk } from '../walker';
 import { invalidNameError } from '../data/node-name';
-import { decideFile, mayReplace, type ExistingContent, type OverwriteMode } from './overwrite';
+import { decideFile, existingAt, mayReplace, type ExistingContent, type OverwriteMode } from './overwrite';
 import type { Selected } from './selection';
 import type { RestoreReport } from './report';
 import type { FileWriter, RestoreTarget } from './target';
@@ -40,9 +40,9 @@ export interface PackBlob {
 }
 
 export interface RestorePlan {
-  /** Selected directories (their metadata is set last). */
+  /** Folders restored: selected, or holding something restored (their metadata is set last). */
   dirs: { path: string[]; node: Node }[];
-  /** Files with blobs to write. */
+  /** Every file whose content this restore writes (or completes in place). */
   files: PlannedFile[];
   /** pack → blob ID → the blob and where it goes. */
   packs: Map<ID, Map<ID, PackBlob>>;
@@ -68,6 +68,8 @@ const isAbort = (e: unknown) => e instanceof CairnError && e.code === 'ABORTED';
 
 export class RestorePlanner {
   readonly plan: RestorePlan = { dirs: [], files: [], packs: new Map(), made: new Set(), names: new Map(), refusedNames: false };
+  /** Every folder walked, by path: the ones this restore puts something in get its metadata. */
+  readonly #dirNodes = new Map<string, Node>();
   /** Folders the target would not make (a name a browser refuses, say): reported once, their contents not attempted. */
   readonly #refused = new Set<string>();
 
@@ -92,6 +94,7 @@ export class RestorePlanner {
     for await (const { path, node } of walker) {
       throwIfAborted(signal);
       if (this.opts.names) this.#name(path);
+      if (node.type === 'dir') this.#dirNodes.set(path.join('/'), node);
       if (!select(path, node.type === 'dir').selected) continue;
       try {
         await this.#entry(path, node);
@@ -99,6 +102,13 @@ export class RestorePlanner {
         if (isAbort(e)) throw e;
         this.report.fail(path, e);
       }
+    }
+    for (const key of this.plan.made) {
+      const node = key === '' ? undefined : this.#dirNodes.get(key);
+      if (!node) continue;
+      this.plan.dirs.push({ path: key.split('/'), node });
+      this.report.dirs++;
+      this.report.planned();
     }
     this.report.progress.totalsFinal = true;
     return this.plan;
@@ -121,14 +131,11 @@ export class RestorePlanner {
 
   async #dir(path: string[], node: Node): Promise<void> {
     await this.#ensureDir(path);
-    this.plan.dirs.push({ path, node });
-    this.report.dirs++;
-    this.report.planned();
     if (!node.subtree) throw new CairnError('BAD_TREE', `directory ${JSON.stringify(node.name)} has no subtree; its contents are lost`);
   }
 
   async #symlink(path: string[], node: Node): Promise<void> {
-    if (!mayReplace(this.opts.overwrite, node, await this.target.stat?.(path))) return this.report.skipped(path, 0);
+    if (!mayReplace(this.opts.overwrite, node, await existingAt(this.target, path))) return this.report.skipped(path, 0);
     this.report.planned();
     if (!this.opts.dryRun) {
       await this.target.symlink(path, node.linkTarget ?? '');
@@ -165,8 +172,8 @@ export class RestorePlanner {
       return;
     }
     this.#addBlobs(f, locs, decision.existing);
-    if (f.remaining > 0) this.plan.files.push(f);
-    else {
+    this.plan.files.push(f);
+    if (f.remaining === 0) {
       // Empty, or every blob intact already: only its size and metadata to set.
       await finishWriter(await this.target.createFile(path, size, { keep: f.keep }), this.target, path, node);
       this.report.files++;

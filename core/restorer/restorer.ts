@@ -18,6 +18,7 @@ import { selector, type SelectionOptions } from './selection';
 import type { OverwriteMode } from './overwrite';
 import { deleteUnexpected, setDirMetadata } from './finish-dirs';
 import type { RestoreTarget } from './target';
+import { verifyFiles } from './verify';
 
 export { DECODE_GROUP_BYTES } from './pack-groups';
 export type { PackDecoder } from './pack-reader';
@@ -34,6 +35,12 @@ export interface RestoreOptions extends SelectionOptions {
   delete?: boolean;
   /** Look, decide and report, but write nothing. */
   dryRun?: boolean;
+  /**
+   * After a restore without errors, read every file it wrote back and check each blob's bytes
+   * against its hash (restic --verify); `onVerify` is called as that starts.
+   */
+  verify?: boolean;
+  onVerify?: () => void;
   /** Packs read at once. */
   concurrency?: number;
   /**
@@ -64,7 +71,12 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
   await setDirMetadata(plan, target, report, dryRun);
   report.progress.phase = 'done';
   report.progress.tick(true);
-  return report.result();
+  const result = report.result();
+  if (opts.verify && !dryRun && result.errors.length === 0) {
+    opts.onVerify?.();
+    result.verified = await verifyFiles(repo, target, plan.files, report, signal);
+  }
+  return result;
 }
 
 /** Reads each pack once and writes its blobs wherever they go. */

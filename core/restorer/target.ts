@@ -50,6 +50,8 @@ export interface RestoreTarget {
   setMetadata(path: string[], node: Node): Promise<void>;
   /** What is at `path`, or undefined when nothing is. */
   stat?(path: string[]): Promise<ExistingEntry | undefined>;
+  /** Whether this restore made the folder `dir`, so that nothing was in it before. */
+  isNew?(dir: string[]): boolean;
   /** Opens the regular file at `path` for reading (never through a symlink). */
   openRead?(path: string[]): Promise<FileReader>;
   /**
