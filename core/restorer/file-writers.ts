@@ -5,8 +5,8 @@
 // file system call at a time.
 //
 // A file loses nothing silently: the first failure of any of its blobs or writes is reported
-// with its path, and a failed file does not stay in the target looking restored — what this
-// restore wrote of it (or the stale content it meant to replace) is removed.
+// with its path, and a failed file does not stay in the target looking restored: what this
+// restore wrote of it is removed.
 
 import { CairnError } from '../errors';
 import type { Node } from '../data/node';
@@ -119,10 +119,14 @@ export class FileWriters {
     this.report.progress.done.files++;
   }
 
-  /** Closes a failed file and removes it, if this restore opened it or it holds stale content. */
+  /**
+   * Closes a failed file and removes what this restore wrote of it. A file it never opened is
+   * not touched: nothing was made, or what was there before stays as it was.
+   */
   async #discard(f: PlannedFile): Promise<void> {
     const w = await f.writer?.catch(() => undefined);
-    if (w) await (w.abort ? w.abort() : w.close());
-    if (w || f.keep) await this.target.remove?.(f.path);
+    if (!w) return;
+    await (w.abort ? w.abort() : w.close());
+    await this.target.remove?.(f.path);
   }
 }
