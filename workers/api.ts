@@ -208,6 +208,15 @@ export interface RestoreResultView {
   errors: { path: string; code: EngineErrorCode; message: string }[];
 }
 
+/**
+ * Which entries of a folder restore to take, in restic's include/exclude syntax, matched
+ * against paths inside the folder restored (as `restic restore snapshot:folder` does).
+ */
+export interface RestorePatterns {
+  include?: string[];
+  exclude?: string[];
+}
+
 export type DownloadKind = 'file' | 'zip';
 
 /**
@@ -283,6 +292,7 @@ export interface EngineApi {
     path: string[],
     target: FileSystemDirectoryHandle,
     onProgress?: (p: ProgressSnapshot) => void,
+    patterns?: RestorePatterns,
   ): Promise<RestoreResultView>;
   /** Writes one file (kind 'file') or a ZIP of a directory (kind 'zip') to a showSaveFilePicker handle. */
   saveToFile(

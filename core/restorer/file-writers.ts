@@ -85,7 +85,8 @@ export class FileWriters {
   }
 
   #writerOf(f: PlannedFile): Promise<FileWriter> {
-    return (f.writer ??= this.target.createFile(f.path, f.node.size ?? 0, { keep: f.keep }));
+    // Opened by the file's first use: `remaining` still counts every write to come.
+    return (f.writer ??= this.target.createFile(f.path, f.node.size ?? 0, { keep: f.keep, writes: f.remaining }));
   }
 
   #failFile(f: PlannedFile, e: unknown): void {

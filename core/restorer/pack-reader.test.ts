@@ -15,13 +15,13 @@ import { PackReader, type PackReaderOptions } from './pack-reader';
 import type { PackBlob, PlannedFile } from './restore-plan';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const plains = Array.from({ length: 8 }, (_, i) => seededBytes(40 + i, 100_000));
+const plains = Array.from({ length: 12 }, (_, i) => seededBytes(40 + i, 100_000)); // 1.2 MB: decoded elsewhere when a decoder is given
 
-/** One pack holding the 8 blobs, in order. */
-async function onePack(repo: Repository): Promise<IndexPack> {
+/** One pack holding `blobs`, in order. */
+async function onePack(repo: Repository, blobs = plains): Promise<IndexPack> {
   const saved: IndexPack[] = [];
   const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
-  for (const p of plains) {
+  for (const p of blobs) {
     const enc = await encodeBlob(repo.key, 'data', p, 2, 'off');
     await pm.add('data', sha(p), enc.sealed, enc.uncompressedLength);
   }
@@ -77,6 +77,27 @@ describe('PackReader', () => {
       if (i < 4) expect('plain' in g && sha(g.plain), `blob ${i}`).toBe(sha(p));
       else expect('error' in g && (g.error as { code: string }).code, `blob ${i}`).toBe('BAD_PACK');
     }
+  });
+
+  it.each([
+    [false, 12, 100_000], // read whole, decoded in place
+    [true, 50, 30_000], // small blobs: read and decoded a group at a time
+  ])('a decoder thread that takes the buffer (transfer) gets every blob (readGroups %s, %i blobs of %i bytes)', async (readGroups, count, size) => {
+    const { repo } = await memRepo();
+    const many = Array.from({ length: count }, (_, i) => seededBytes(900 + i, size));
+    const pack = await onePack(repo, many);
+    const { decodeBlob } = await import('../repository/blob-codec');
+    // As a worker pool does: the buffer moves to the decoder (the caller's view is detached) and comes back.
+    const decodePack: PackReaderOptions['decodePack'] = async (key, bytes, blobs) => {
+      const { byteOffset, byteLength } = bytes;
+      const moved = new Uint8Array(structuredClone(bytes.buffer, { transfer: [bytes.buffer as ArrayBuffer] }), byteOffset, byteLength);
+      expect(bytes.length).toBe(0);
+      const results = [];
+      for (const b of blobs) results.push({ plain: (await decodeBlob(key, moved.subarray(b.offset, b.offset + b.length), b)).slice() });
+      return { bytes: moved, results };
+    };
+    const got = await readAll(repo, pack.id, packBlobs(pack), { decodePack, readGroups });
+    for (const p of many) expect(sha((got.get(sha(p)) as { plain: Uint8Array }).plain)).toBe(sha(p));
   });
 
   it('a blob whose copy fails is read from another copy the index knows', async () => {

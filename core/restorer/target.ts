@@ -25,6 +25,8 @@ export interface CreateOptions {
    * found intact in it need not be written again. Without it the file starts empty.
    */
   keep?: boolean;
+  /** How many writes are coming (a target may stage a file written in several). */
+  writes?: number;
 }
 
 /** What a path of the target holds now, seen without following a symlink. */
