@@ -118,6 +118,52 @@ async function writableWriter(w: Writable, size: number): Promise<FileWriter> {
   };
 }
 
+/** Opens files for writing under one root, learning from the first whether sync access handles work there. */
+class FileOpener {
+  /** Whether sync access handles work under this root (learned from the first file). */
+  #syncHandles: boolean | undefined;
+
+  /** Whether a file of `name` written in `writes` writes is staged under the PARTIAL name. */
+  staged(name: string, writes: number): boolean {
+    return writes > 1 && this.#syncHandles !== false && new TextEncoder().encode(name + PARTIAL).length <= MAX_NAME;
+  }
+
+  async open(dir: FileSystemDirectoryHandle, path: string[], size: number, staged: boolean): Promise<FileWriter> {
+    const name = path[path.length - 1]!;
+    const handle = await at(dir.getFileHandle(staged ? name + PARTIAL : name, { create: true }), path);
+    // Reachable until it is open: Chromium 156 let the garbage collector take a file handle
+    // whose only reference was its own pending createSyncAccessHandle(), and that call then
+    // never settled (seen in restore workers: 4 of D1's 5200 files hung a restore).
+    pinned.add(handle);
+    // Each file made costs ~12 KiB in the renderer and ~6 in the browser process until a full
+    // collection, which making files alone does not bring about (bench/browser/handle-memory.mjs).
+    filesMade(3);
+    try {
+      const sh = await this.#openSync(handle);
+      if (sh) return syncWriter(sh, staged ? { dir, handle, name } : undefined);
+      if (!staged) return await writableWriter(await handle.createWritable({ keepExistingData: false }), size);
+      await dir.removeEntry(name + PARTIAL); // not OPFS after all: the swap file does it
+      return await this.open(dir, path, size, false);
+    } finally {
+      pinned.delete(handle);
+    }
+  }
+
+  /** In the browser's own storage (OPFS) a worker can write synchronously, without the swap file and its copy that createWritable() costs per file; elsewhere that throws. */
+  async #openSync(handle: FileSystemFileHandle): Promise<SyncHandle | undefined> {
+    if (this.#syncHandles === false || !('createSyncAccessHandle' in handle)) return undefined;
+    try {
+      const h = await (handle as unknown as { createSyncAccessHandle(): Promise<SyncHandle> }).createSyncAccessHandle();
+      this.#syncHandles = true;
+      return h;
+    } catch (e) {
+      if (this.#syncHandles === true) throw e; // worked before: this is a real failure
+      this.#syncHandles = false;
+      return undefined;
+    }
+  }
+}
+
 export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTarget {
   const dirs = new Map<string, Promise<FileSystemDirectoryHandle>>([['', Promise.resolve(root)]]);
   const dirOf = (path: string[]): Promise<FileSystemDirectoryHandle> => {
@@ -132,41 +178,7 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     return d;
   };
   const skippedSymlinks: string[] = [];
-  /** Whether sync access handles work under this root (learned from the first file). */
-  let syncHandles: boolean | undefined;
-  /** In the browser's own storage (OPFS) a worker can write synchronously, without the swap file and its copy that createWritable() costs per file; elsewhere that throws. */
-  const openSync = async (handle: FileSystemFileHandle): Promise<SyncHandle | undefined> => {
-    if (syncHandles === false || !('createSyncAccessHandle' in handle)) return undefined;
-    try {
-      const h = await (handle as unknown as { createSyncAccessHandle(): Promise<SyncHandle> }).createSyncAccessHandle();
-      syncHandles = true;
-      return h;
-    } catch (e) {
-      if (syncHandles === true) throw e; // worked before: this is a real failure
-      syncHandles = false;
-      return undefined;
-    }
-  };
-  const openFile = async (dir: FileSystemDirectoryHandle, path: string[], size: number, staged: boolean): Promise<FileWriter> => {
-    const name = path[path.length - 1]!;
-    const handle = await at(dir.getFileHandle(staged ? name + PARTIAL : name, { create: true }), path);
-    // Reachable until it is open: Chromium 156 let the garbage collector take a file handle
-    // whose only reference was its own pending createSyncAccessHandle(), and that call then
-    // never settled (seen in restore workers: 4 of D1's 5200 files hung a restore).
-    pinned.add(handle);
-    // Each file made costs ~12 KiB in the renderer and ~6 in the browser process until a full
-    // collection, which making files alone does not bring about (bench/browser/handle-memory.mjs).
-    filesMade(3);
-    try {
-      const sh = await openSync(handle);
-      if (sh) return syncWriter(sh, staged ? { dir, handle, name } : undefined);
-      if (!staged) return await writableWriter(await handle.createWritable({ keepExistingData: false }), size);
-      await dir.removeEntry(name + PARTIAL); // not OPFS after all: the swap file does it
-      return await openFile(dir, path, size, false);
-    } finally {
-      pinned.delete(handle);
-    }
-  };
+  const files = new FileOpener();
   return {
     skippedSymlinks,
     async mkdir(path) {
@@ -175,8 +187,7 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     async createFile(path, size, opts): Promise<FileWriter> {
       assertSafePath(path);
       const dir = await dirOf(path.slice(0, -1));
-      const staged = (opts?.writes ?? 1) > 1 && syncHandles !== false && new TextEncoder().encode(path[path.length - 1]! + PARTIAL).length <= MAX_NAME;
-      const w = await at(openFile(dir, path, size, staged), path);
+      const w = await at(files.open(dir, path, size, files.staged(path[path.length - 1]!, opts?.writes ?? 1)), path);
       return { write: (offset, data) => at(w.write(offset, data), path), close: () => at(w.close(), path), abort: () => at(w.abort!(), path) };
     },
     async symlink(path, target) {
