@@ -22,6 +22,8 @@ export interface Selected {
   descend: boolean;
 }
 
+const EVERYTHING: Selected = Object.freeze({ selected: true, descend: true });
+
 const lowerPattern = (p: Pattern): Pattern => ({ ...p, parts: p.parts.map((s) => s.toLowerCase()) });
 
 /** restic's select function: exclusion first; then, with includes, only what they match. */
@@ -33,7 +35,7 @@ export function selector(opts: SelectionOptions): (path: string[], isDir: boolea
   const iinclude = (opts.iinclude ?? []).map(lowerPattern);
   const excludes = exclude.length + iexclude.length > 0;
   const includes = include.length + iinclude.length > 0;
-  if (!excludes && !includes) return () => ({ selected: true, descend: true });
+  if (!excludes && !includes) return () => EVERYTHING;
   return (path, isDir) => {
     const full = prefix.length ? [...prefix, ...path] : path;
     const lower = iexclude.length || iinclude.length ? full.map((c) => c.toLowerCase()) : full;
