@@ -10,7 +10,7 @@ import type { Repository } from '../repository/repository';
 import type { BlobLocation } from '../index/master-index';
 import { walk } from '../walker';
 import { invalidNameError } from '../data/node-name';
-import { decideFile, existingAt, mayReplace, type ExistingContent, type OverwriteMode } from './overwrite';
+import { decideFile, existingAt, mayReplace, type ExistingContent, type FileDecision, type OverwriteMode } from './overwrite';
 import type { Selected } from './selection';
 import type { RestoreReport } from './report';
 import type { FileWriter, RestoreTarget } from './target';
@@ -65,6 +65,7 @@ export interface PlanOptions {
 }
 
 const isAbort = (e: unknown) => e instanceof CairnError && e.code === 'ABORTED';
+const NEW_FILE: FileDecision = Object.freeze({ kind: 'restore' });
 
 export class RestorePlanner {
   readonly plan: RestorePlan = { dirs: [], files: [], packs: new Map(), made: new Set(), names: new Map(), refusedNames: false };
@@ -117,7 +118,8 @@ export class RestorePlanner {
   async #entry(path: string[], node: Node): Promise<void> {
     if (node.type === 'dir') return this.#dir(path, node);
     if (node.type !== 'file' && node.type !== 'symlink') return; // devices, fifos, sockets: not restored (restic needs root for most)
-    await this.#ensureDir(path.slice(0, -1));
+    const dir = path.slice(0, -1);
+    if (!this.plan.made.has(dir.join('/'))) await this.#ensureDir(dir);
     if (node.type === 'symlink') await this.#symlink(path, node);
     else await this.#file(path, node);
   }
@@ -153,7 +155,8 @@ export class RestorePlanner {
       return loc;
     });
     const size = node.size ?? 0;
-    const decision = await decideFile(this.repo, this.target, path, node, this.opts.overwrite);
+    // In a folder this restore made there is nothing to look at (most files of a fresh restore).
+    const decision = this.target.isNew?.(path.slice(0, -1)) ? NEW_FILE : await decideFile(this.repo, this.target, path, node, this.opts.overwrite);
     if (decision.kind !== 'restore') {
       this.report.skipped(path, size);
       if (decision.kind === 'unchanged' && !this.opts.dryRun) await this.target.setMetadata(path, node);
