@@ -19,7 +19,7 @@ const FRESH = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_TRUNC | fsc.O_NOFOLLOW;
 /** An existing entry is opened as is (O_NONBLOCK: a fifo there must not block the open) and checked before anything is cut. */
 const EXISTING = fsc.O_WRONLY | fsc.O_CREAT | fsc.O_NOFOLLOW | fsc.O_NONBLOCK;
 
-/** Seconds as a double: the closest Node's fs calls come to the nanoseconds restic sets. */
+/** Seconds as a double: the closest Node's fs calls come to the nanoseconds restic sets (libuv then keeps whole microseconds). */
 const seconds = (t: Node['mtime']) => t.sec + t.nsec / 1e9;
 
 export interface NodeRestoreTargetOptions {
