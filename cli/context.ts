@@ -3,9 +3,15 @@
 
 import { Repository } from '../core/repository/repository';
 import { Lock } from '../core/repository/lock';
+import type { Backend } from '../core/backend/backend';
+import type { RetryInfo } from '../core/backend/retry';
+import { serializeError } from '../core/errors';
+import { primitives } from '../core/crypto/primitives';
+import { calibrateKdf, TEST_KDF, type KdfParams } from '../core/repository/kdf-params';
 import type { Parsed } from './args';
 import { localOwner, readPassword, type GlobalOptions } from './global';
 import { openBackend, parseLocation, type BackendSpec } from './location';
+import type { OpLog } from './op-log';
 import type { Out } from './output';
 
 export interface Context {
@@ -13,6 +19,8 @@ export interface Context {
   p: Parsed;
   out: Out;
   signal: AbortSignal;
+  /** With --log-file: where the command reports its summary numbers and errors. */
+  log?: OpLog;
 }
 
 export interface Opened {
@@ -20,29 +28,78 @@ export interface Opened {
   spec: BackendSpec;
 }
 
-export async function openRepository(ctx: Context, opts: { silent?: boolean } = {}): Promise<Opened> {
+/** How long releasing a lock may take once the command was interrupted (the server may be the thing that hangs). */
+export const RELEASE_AFTER_INTERRUPT_MS = 700;
+
+/** Locks this process holds, so an interrupt that cannot wait for a command to end can still remove them. */
+const heldLocks = new Set<Lock>();
+
+/** Removes every lock still held, giving up after `ms` (the process is about to exit). */
+export async function releaseHeldLocks(ms = RELEASE_AFTER_INTERRUPT_MS): Promise<void> {
+  const deadline = AbortSignal.timeout(ms);
+  await Promise.all([...heldLocks].map((l) => l.release(deadline).catch(() => {})));
+}
+
+/** The repository's location as a spec worker threads can open too, with the global options that shape requests. */
+export function backendSpec(ctx: Context): BackendSpec {
   const spec = parseLocation(ctx.g.repo, ctx.g.env);
-  const backend = await openBackend(spec);
+  return spec.kind === 's3' ? { ...spec, stuckTimeoutMs: ctx.g.stuckTimeoutMs } : spec;
+}
+
+/** Opens the backend; a remote one is contacted once at first, so an unreachable server is named at once. */
+export function openContextBackend(ctx: Context, spec: BackendSpec, opts: { create?: boolean } = {}): Promise<Backend> {
+  return openBackend(spec, { ...opts, probe: true, signal: ctx.signal, onRetry: (info) => ctx.out.stderr(retryLine(info)) });
+}
+
+/** restic's warning for a retried request. */
+function retryLine(info: RetryInfo): string {
+  const op = info.op[0]!.toUpperCase() + info.op.slice(1);
+  return `${op}(${info.target}) returned error, retrying after ${(info.delayMs / 1000).toFixed(3)}s: ${serializeError(info.error).message}\n`;
+}
+
+export async function openRepository(ctx: Context, opts: { silent?: boolean } = {}): Promise<Opened> {
+  const spec = backendSpec(ctx);
+  const backend = await openContextBackend(ctx, spec);
   const password = await readPassword(ctx.g);
   const repo = await Repository.open(backend, password, { keyHint: ctx.g.keyHint, signal: ctx.signal });
   repo.compression = ctx.g.compression;
   repo.packSize = ctx.g.packSize;
-  if (!ctx.g.quiet && !ctx.g.json && !opts.silent) {
+  // restic prints this only when stdout is a terminal, so piped output stays the command's own.
+  if (!ctx.g.quiet && !ctx.g.json && !opts.silent && process.stdout.isTTY === true) {
     ctx.out.stdout(`repository ${repo.config.id.slice(0, 8)} opened (repository version ${repo.version}) successfully, password is correct\n`);
   }
   return { repo, spec };
 }
 
-/** Runs `fn` holding a lock (unless --no-lock for read-only commands). */
+/**
+ * Runs `fn` holding a lock (unless --no-lock for read-only commands). The lock is removed
+ * however `fn` ends; after an interrupt that removal gets a short deadline of its own.
+ */
 export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boolean, fn: () => Promise<T>, readOnly = false, noLock = false): Promise<T> {
   if (noLock || (readOnly && ctx.g.noLock)) return fn();
   const owner = localOwner();
   const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, exclusive, ctx.signal);
+  heldLocks.add(lock);
   try {
     return await fn();
   } finally {
-    await lock.release();
+    await lock.release(ctx.signal.aborted ? AbortSignal.timeout(RELEASE_AFTER_INTERRUPT_MS) : undefined);
+    heldLocks.delete(lock);
   }
+}
+
+let calibrated: Promise<KdfParams> | undefined;
+
+/**
+ * scrypt parameters for a new key file: calibrated on this machine once per process, as restic
+ * does (~0.5 s, 60 MiB); CAIRN_TEST_KDF=1 (the tests' cheap KDF, as restic's tests) skips it.
+ */
+export function newKeyParams(ctx: Context): Promise<KdfParams> {
+  if (ctx.g.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
+  const salt = primitives().randomBytes(64);
+  const password = new TextEncoder().encode('weakpassword');
+  calibrated ??= calibrateKdf(async ({ N, r, p }) => void (await primitives().scrypt(password, salt, N, r, p, 64)));
+  return calibrated;
 }
 
 /** Is a process of this host alive (what makes a lock of this host stale, as in restic)? */

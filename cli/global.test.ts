@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isCairnError } from '../core/errors';
 import { parseArgs } from './args';
-import { GLOBAL_FLAGS, globalOptions, goTrimSpace, readPassword } from './global';
+import { GLOBAL_FLAGS, globalOptions, goTrimSpace, parseGoDuration, readPassword } from './global';
 
 let dir: string;
 const file = (name: string, content: string) => {
@@ -123,5 +123,23 @@ describe('global options', () => {
     expect(opts(['--key-hint', 'abc'], { RESTIC_KEY_HINT: 'def' }).keyHint).toBe('abc');
     expect(opts([], { RESTIC_KEY_HINT: 'def' }).keyHint).toBe('def');
     expect(opts(['-qv', '--json', '--no-lock'])).toMatchObject({ quiet: true, verbose: true, json: true, noLock: true });
+  });
+});
+
+describe('--stuck-request-timeout (a Go duration, restic 0.18 default 5m0s)', () => {
+  it('parses Go durations', () => {
+    expect(parseGoDuration('5m0s')).toBe(300_000);
+    expect(parseGoDuration('1h2m3.5s')).toBe(3_723_500);
+    expect(parseGoDuration('1500ms')).toBe(1500);
+    expect(parseGoDuration('.5s')).toBe(500);
+    expect(parseGoDuration('0')).toBe(0);
+    for (const bad of ['', '5', '5 m', 'm5', '5x', '-5s']) expect(parseGoDuration(bad)).toBeUndefined();
+  });
+
+  it('defaults to 5 minutes and refuses what is not a positive duration', () => {
+    expect(globalOptions(parseArgs([], GLOBAL_FLAGS), {}).stuckTimeoutMs).toBe(300_000);
+    expect(globalOptions(parseArgs(['--stuck-request-timeout', '30s'], GLOBAL_FLAGS), {}).stuckTimeoutMs).toBe(30_000);
+    for (const bad of ['0', 'soon'])
+      expect(() => globalOptions(parseArgs(['--stuck-request-timeout', bad], GLOBAL_FLAGS), {})).toThrow(/stuck-request-timeout/);
   });
 });

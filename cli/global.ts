@@ -23,7 +23,9 @@ export const GLOBAL_FLAGS: FlagSpecs = {
   'cache-dir': { type: 'string', help: 'accepted for restic compatibility' },
   compression: { type: 'string', help: 'compression mode: auto, off, max' },
   'pack-size': { type: 'int', help: 'target pack size in MiB (4–128)' },
+  'stuck-request-timeout': { type: 'string', help: 'duration after which to retry stuck requests (default 5m0s)' },
   option: { type: 'strings', short: 'o', help: 'set extended option (key=value)' },
+  'log-file': { type: 'string', help: 'append one JSON line per operation to this file' },
   help: { type: 'bool', short: 'h', help: 'help for this command' },
 };
 
@@ -36,6 +38,8 @@ export interface GlobalOptions {
   keyHint?: string;
   compression: CompressionMode;
   packSize?: number;
+  /** restic's --stuck-request-timeout: a request without progress for this long is retried. */
+  stuckTimeoutMs: number;
   env: NodeJS.ProcessEnv;
   passwordFlags: { file?: string; command?: string };
 }
@@ -69,9 +73,39 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
     keyHint: (f['key-hint'] as string | undefined) ?? env.RESTIC_KEY_HINT,
     compression,
     packSize: packSizeMiB === undefined ? undefined : packSizeMiB * 1024 * 1024,
+    stuckTimeoutMs: stuckTimeout(f['stuck-request-timeout'] as string | undefined),
     env,
     passwordFlags: { file: f['password-file'] as string | undefined, command: f['password-command'] as string | undefined },
   };
+}
+
+/** restic's default stuck-request timeout (internal/backend/http_transport.go). */
+export const DEFAULT_STUCK_TIMEOUT_MS = 5 * 60_000;
+
+function stuckTimeout(flag: string | undefined): number {
+  if (flag === undefined) return DEFAULT_STUCK_TIMEOUT_MS;
+  const ms = parseGoDuration(flag);
+  if (ms === undefined || ms <= 0)
+    throw new CairnError('USAGE', `invalid argument "${flag}" for "--stuck-request-timeout" flag: a positive duration such as 30s or 5m`);
+  return ms;
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.ParseDuration ("1h2m3.5s", "250ms"), in milliseconds; undefined if malformed. */
+export function parseGoDuration(text: string): number | undefined {
+  if (text === '0') return 0;
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
+  let ms = 0;
+  let at = 0;
+  while (at < text.length) {
+    re.lastIndex = at;
+    const m = re.exec(text);
+    if (!m) return undefined;
+    ms += Number(m[1]) * DURATION_UNITS[m[2]!]!;
+    at = re.lastIndex;
+  }
+  return at > 0 ? Math.round(ms) : undefined;
 }
 
 /**

@@ -4,7 +4,8 @@
 
 import { CairnError } from '../core/errors';
 import type { Backend } from '../core/backend/backend';
-import { withRetry } from '../core/backend/retry';
+import { withRetry, type RetryInfo } from '../core/backend/retry';
+import { firstContact, FIRST_CONTACT_MS } from '../core/backend/first-contact';
 import { LocalBackend } from './adapters/local-backend';
 import { openS3Backend, parseS3Spec, type S3Spec } from './adapters/s3';
 
@@ -24,7 +25,18 @@ export function parseLocation(repo: string | undefined, env: NodeJS.ProcessEnv):
   return { kind: 'local', path: repo };
 }
 
-export async function openBackend(spec: BackendSpec, opts: { create?: boolean } = {}): Promise<Backend> {
+export interface OpenBackendOptions {
+  create?: boolean;
+  /** Make the first request once, without retries, and say at once if the server cannot be reached. */
+  probe?: boolean;
+  signal?: AbortSignal;
+  /** Told of each retry (restic prints "… returned error, retrying after …"). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export async function openBackend(spec: BackendSpec, opts: OpenBackendOptions = {}): Promise<Backend> {
   if (spec.kind === 'local') return opts.create ? LocalBackend.create(spec.path) : LocalBackend.open(spec.path);
-  return withRetry(await openS3Backend(spec));
+  const be = await openS3Backend(spec);
+  if (opts.probe) await firstContact(be, be.location, { signal: opts.signal, timeoutMs: Math.min(FIRST_CONTACT_MS, spec.stuckTimeoutMs ?? FIRST_CONTACT_MS) });
+  return withRetry(be, { onRetry: opts.onRetry });
 }

@@ -35,4 +35,25 @@ describe('cairn main', () => {
     expect(await main(['help'], {}, h)).toBe(0);
     for (const c of ['backup', 'restore', 'snapshots', 'check', 'key']) expect(h.out).toContain(`  ${c}`);
   });
+
+  it.each([[['--help']], [['-h']], [[]], [['help']], [['-r', '/x']]])('prints the root help and exits 0 like restic: %j', async (argv) => {
+    const o = capture();
+    expect(await main(argv, {}, o)).toBe(0);
+    expect(o.out).toContain('Available Commands:');
+    for (const c of ['find', 'diff', 'dump', 'tag', 'generate', 'stats']) expect(o.out).toContain(`  ${c} `);
+  });
+
+  it.each(['find', 'diff', 'dump', 'tag', 'snapshots', 'ls', 'stats', 'cat', 'generate', 'backup', 'restore'])(
+    '%s --help and help %s exit 0 with its flags',
+    async (cmd) => {
+      const a = capture();
+      expect(await main([cmd, '--help'], {}, a)).toBe(0);
+      expect(a.out).toContain(`Usage:\n  cairn ${cmd} `);
+      expect(a.out).toMatch(/Flags:\n[\s\S]*-h, --help +help for /);
+      expect(a.out).toContain('Global Flags:');
+      const b = capture();
+      expect(await main(['help', cmd], {}, b)).toBe(0);
+      expect(b.out).toBe(a.out);
+    },
+  );
 });

@@ -21,40 +21,53 @@ import * as stats from './commands/stats';
 import * as key from './commands/key';
 import * as unlock from './commands/unlock';
 import * as list from './commands/list';
-import type { Context } from './context';
+import * as forget from './commands/forget';
+import * as prune from './commands/prune';
+import * as copy from './commands/copy';
+import * as rewrite from './commands/rewrite';
+import * as repair from './commands/repair';
+import { releaseHeldLocks, type Context } from './context';
+import { commandHelp, rootHelp } from './help';
+import * as find from './commands/find';
+import * as diff from './commands/diff';
+import * as dump from './commands/dump';
+import * as tag from './commands/tag';
+import * as generate from './commands/generate';
+import { withOpLog } from './op-log';
 
-interface Command {
+export interface Command {
   summary: string;
   flags: FlagSpecs;
+  usage?: string;
+  description?: string;
   run(ctx: Context): Promise<number>;
 }
 
-const COMMANDS: Record<string, Command> = { init, backup, snapshots, ls, restore, cat, check, stats, key, unlock, list };
+export const COMMANDS: Record<string, Command> = {
+  init,
+  backup,
+  snapshots,
+  ls,
+  restore,
+  cat,
+  check,
+  stats,
+  key,
+  unlock,
+  list,
+  find,
+  diff,
+  dump,
+  tag,
+  generate,
+  forget,
+  prune,
+  copy,
+  rewrite,
+  repair,
+};
 
 export const VERSION = '0.1.0';
-
-function help(): string {
-  const names = Object.keys(COMMANDS).sort();
-  return (
-    'cairn — restic-compatible encrypted backups\n\nUsage:\n  cairn [command]\n\nAvailable Commands:\n' +
-    names.map((n) => `  ${n.padEnd(12)}${COMMANDS[n]!.summary}`).join('\n') +
-    '\n  version     Print version information\n\nGlobal Flags:\n' +
-    Object.entries(GLOBAL_FLAGS)
-      .map(([n, s]) => `  ${s.short ? `-${s.short}, ` : '    '}--${n.padEnd(20)}${s.help ?? ''}`)
-      .join('\n') +
-    '\n\nEnvironment: RESTIC_REPOSITORY, RESTIC_REPOSITORY_FILE, RESTIC_PASSWORD, RESTIC_PASSWORD_FILE,\nRESTIC_PASSWORD_COMMAND, RESTIC_KEY_HINT, RESTIC_COMPRESSION, RESTIC_PACK_SIZE, AWS_ACCESS_KEY_ID,\nAWS_SECRET_ACCESS_KEY, AWS_DEFAULT_REGION, AWS_SESSION_TOKEN\n'
-  );
-}
-
-function commandHelp(name: string, c: Command): string {
-  return (
-    `${c.summary}\n\nUsage:\n  cairn ${name} [flags]\n\nFlags:\n` +
-    Object.entries(c.flags)
-      .map(([n, s]) => `  ${s.short ? `-${s.short}, ` : '    '}--${n.padEnd(20)}${s.help ?? ''}`)
-      .join('\n') +
-    '\n'
-  );
-}
 
 /** Index of the command word: the first argument that is neither a flag nor a global flag's value. */
 function commandIndex(argv: string[]): number {
@@ -80,12 +93,37 @@ function commandIndex(argv: string[]): number {
   return -1;
 }
 
+/** How long an interrupted command may take to stop before its locks are removed and the process exits anyway. */
+export const INTERRUPT_GRACE_MS = 1800;
+
+/**
+ * Ctrl-C / SIGTERM (restic's cleanup handlers): the first cancels the command, which stops its
+ * requests, stores what is complete and removes its lock. Should that take longer than
+ * INTERRUPT_GRACE_MS (an upload to a server that hangs), or a second signal come, the locks
+ * still held are removed (briefly: the server may be what hangs) and the process exits with 130.
+ */
+function interruptHandler(controller: AbortController, out: Out): () => void {
+  const exit = async (why: string) => {
+    out.stderr(`ABORTED: interrupted; ${why}\n`);
+    await releaseHeldLocks();
+    process.exit(130);
+  };
+  return () => {
+    if (controller.signal.aborted) return void exit('interrupted again, exiting now');
+    controller.abort(new CairnError('ABORTED', 'interrupted'));
+    setTimeout(() => void exit('cleaning up took too long, exiting'), INTERRUPT_GRACE_MS).unref();
+  };
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: Out = processOut): Promise<number> {
   const at = commandIndex(argv);
   const name = at >= 0 ? argv[at] : undefined;
+  // restic (cobra): no command, `help`, `help <command>` and a bare --help print help, exit 0.
   if (!name || name === 'help') {
-    out.stdout(help());
-    return name ? 0 : 1;
+    const topic = name ? argv[at + 1] : undefined;
+    const c = topic ? COMMANDS[topic] : undefined;
+    out.stdout(c ? commandHelp(topic!, c) : rootHelp(COMMANDS));
+    return 0;
   }
   if (name === 'version') {
     out.stdout(`cairn ${VERSION} (restic repository format v1/v2) on node ${process.version}\n`);
@@ -94,9 +132,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const command = COMMANDS[name];
   const controller = new AbortController();
   setMaxListeners(0, controller.signal); // every waiting request listens for cancellation
-  const onSignal = () => controller.abort(new CairnError('ABORTED', 'interrupted'));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const onSignal = interruptHandler(controller, out);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     if (!command) throw new CairnError('USAGE', `unknown command "${name}" for "cairn"`);
     const rest = [...argv];
@@ -108,7 +146,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     installNodePrimitives();
     await initZstdNode();
-    return await command.run({ g: globalOptions(p, env), p, out, signal: controller.signal });
+    const g = globalOptions(p, env);
+    return await withOpLog(
+      p.flags['log-file'] as string | undefined,
+      { command: name, repository: g.repo },
+      (log) => command.run({ g, p, out, signal: controller.signal, log }),
+      out.stderr,
+    );
   } catch (e) {
     out.stderr(errorLine(e) + '\n');
     if (isCairnError(e, 'ABORTED')) return 130;

@@ -73,7 +73,12 @@ export function statusMessage(p: ProgressSnapshot): string {
 }
 
 export function summaryMessage(s: RestoreState, seconds: number): string {
-  return JSON.stringify({ message_type: 'summary', ...omitZero({ seconds_elapsed: Math.floor(seconds), ...counters(s) }) }) + '\n';
+  return JSON.stringify({ message_type: 'summary', ...summaryFields(s, seconds) }) + '\n';
+}
+
+/** The numbers of restic's summary message (for --json and --log-file). */
+export function summaryFields(s: RestoreState, seconds: number): Record<string, unknown> {
+  return omitZero({ seconds_elapsed: Math.floor(seconds), ...counters(s) });
 }
 
 /** restic's text Finish. */

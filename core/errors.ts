@@ -22,6 +22,10 @@ export type ErrorCode =
   | 'SNAPSHOT_NOT_FOUND'
   | 'AMBIGUOUS_ID'
   | 'LOCKED' // a conflicting lock is held
+  | 'BAD_POLICY' // a retention policy option is invalid, or the policy is empty (core/forget)
+  | 'FORGET_REFUSED' // the policy would remove every snapshot of a group (restic 0.18 refuses)
+  | 'LAST_KEY' // removing the repository's only key file would lock everyone out
+  | 'KEY_IN_USE' // removing the key this session opened with, without saying so explicitly
   // backends
   | 'NOT_FOUND' // the object does not exist
   | 'ALREADY_EXISTS'

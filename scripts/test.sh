@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test, from a fresh clone after `npm ci`: installs what is missing (restic, Chromium,
-# Firefox ESR, Ceph), type-checks, builds the CLI and the app, starts a throwaway radosgw for the whole
-# run, runs the unit/interop/S3 suites (vitest), the end-to-end suites (Playwright) and the
-# app in Firefox (puppeteer-core), and
+# Firefox ESR, WebKitGTK, Ceph), type-checks, builds the CLI and the app, starts a throwaway radosgw
+# for the whole run, runs the unit/interop/S3 suites (vitest), the end-to-end suites (Playwright),
+# the app in Firefox (puppeteer-core) and in WebKit (WebDriver), and
 # stops the server again — also when something fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ echo "== S3 server (radosgw)"
 s3dir=$(mktemp -d /tmp/cairn-test-s3.XXXXXX)
 cleanup() { bash scripts/s3/stop.sh --dir "$s3dir" --rm >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-bash scripts/s3/start.sh --dir "$s3dir" --quiet --origin "http://localhost:4173,http://127.0.0.1:4173,http://localhost:4174,http://localhost:5173"
+bash scripts/s3/start.sh --dir "$s3dir" --quiet --origin "http://localhost:4173,http://127.0.0.1:4173,http://localhost:4174,http://localhost:4176,http://127.0.0.1:4176,http://localhost:5173"
 export CAIRN_S3_ENV="$s3dir/env.json"
 
 echo "== unit, interop and S3 tests"
@@ -37,4 +37,7 @@ npx playwright test
 
 echo "== end-to-end tests: the app in Firefox ESR"
 npx vitest run --config test/firefox/vitest.config.ts
+
+echo "== end-to-end tests: the app in WebKit (WebKitGTK MiniBrowser over WebDriver)"
+npx vitest run --config test/webkit/vitest.config.ts
 echo "== all tests passed in $(( $(date +%s) - started )) s"

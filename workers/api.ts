@@ -14,8 +14,10 @@
 import type { ErrorCode } from '../core/errors';
 import type { ProgressSnapshot } from '../core/progress';
 import type { SnapshotSummary } from '../core/data/snapshot-summary';
+import type { RepositoryToolsApi, RestorePatterns } from './tools-api';
 
 export type { ProgressSnapshot };
+export type * from './tools-api';
 
 // ---- repositories ---------------------------------------------------------------------------
 
@@ -118,7 +120,10 @@ export interface SnapshotView {
   username: string;
   tags: string[];
   paths: string[];
-  /** Total bytes of the files in it (from the summary when it has one). */
+  /**
+   * Total bytes of the files in it: from the summary when it has one (restic 0.17+, Cairn),
+   * else counted from its trees by snapshotSizes().
+   */
   size?: number;
   summary?: SnapshotSummaryView;
   parent?: string;
@@ -161,6 +166,11 @@ export type BackupSource =
   /** A folder picked with showDirectoryPicker (read permission granted by the page). */
   | { kind: 'handle'; handle: FileSystemDirectoryHandle }
   /**
+   * Several such folders into one snapshot (a plan's), recorded as "/<name>" each; two of the
+   * same name are refused (USAGE).
+   */
+  | { kind: 'handles'; handles: FileSystemDirectoryHandle[] }
+  /**
    * `<input webkitdirectory>` files. Structured cloning drops `webkitRelativePath`, so the page
    * passes each file's `webkitRelativePath` in `relativePaths` (same order), e.g. "Photos/a.jpg".
    */
@@ -175,6 +185,11 @@ export type BackupSource =
 
 export interface BackupRequest {
   source: BackupSource;
+  /**
+   * The snapshot's host name (restic's --host); the parent is the newest snapshot of this host
+   * and these paths. Default: an ID of this browser profile ("browser-1a2b3c4d").
+   */
+  hostname?: string;
   tags?: string[];
   /** restic exclude patterns (`*.tmp`, `node_modules`, `/Photos/raw/**`). */
   excludes?: string[];
@@ -208,15 +223,6 @@ export interface RestoreResultView {
   errors: { path: string; code: EngineErrorCode; message: string }[];
 }
 
-/**
- * Which entries of a folder restore to take, in restic's include/exclude syntax, matched
- * against paths inside the folder restored (as `restic restore snapshot:folder` does).
- */
-export interface RestorePatterns {
-  include?: string[];
-  exclude?: string[];
-}
-
 export type DownloadKind = 'file' | 'zip';
 
 /**
@@ -233,6 +239,18 @@ export interface DownloadTicket {
   port: MessagePort;
 }
 
+// ---- the dashboard --------------------------------------------------------------------------
+
+export interface RepoStats {
+  snapshots: number;
+  packs: number;
+  blobs: number;
+  /** Bytes of the stored blobs (compressed, encrypted), each counted once: `restic stats --mode raw-data`. */
+  storedBytes: number;
+  /** The same blobs before compression. */
+  uncompressedBytes: number;
+}
+
 // ---- diagnostics (tests, benchmarks) --------------------------------------------------------
 
 export interface EngineStats {
@@ -247,7 +265,7 @@ export interface EngineStats {
   lastBackup?: { filesRead: number; durationMs: number; bytes: number };
 }
 
-export interface EngineApi {
+export interface EngineApi extends RepositoryToolsApi {
   createRepository(loc: RepoLocation, password: string, opts?: OpenOptions): Promise<RepoInfo>;
   /** Wrong password rejects with `WRONG_PASSWORD`; no repository there with `NOT_A_REPOSITORY`. */
   openRepository(loc: RepoLocation, password: string, opts?: OpenOptions): Promise<RepoInfo>;
@@ -281,6 +299,14 @@ export interface EngineApi {
   /** The node at `path` in every snapshot that has it, oldest first. */
   versions(path: string[]): Promise<VersionView[]>;
   diff(a: string, b: string): Promise<DiffEntry[]>;
+
+  /** What the repository stores, from its index (offline from the cache too). */
+  repositoryStats(): Promise<RepoStats>;
+  /**
+   * Sizes of snapshots that carry no summary (written by restic before 0.17), counted from
+   * their trees like `restic stats --mode restore-size`; by full snapshot ID.
+   */
+  snapshotSizes(ids: string[]): Promise<Record<string, number>>;
 
   backup(req: BackupRequest, onProgress?: (p: ProgressSnapshot) => void): Promise<BackupResultView>;
   /** Cancels the running backup/restore/download; the repository stays valid. */

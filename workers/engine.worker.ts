@@ -1,271 +1,31 @@
-// The engine worker: the page's only door to repositories (squoosh style: one worker entry,
-// the page imports only its types). It holds the open repository, runs backups (coordinating
-// the file-saver workers), browsing, restores and downloads. Methods reject with EngineError.
+// The engine worker's entry: only loads its body (./engine-main.ts) and holds the page's first
+// messages until that body listens. The body is a module of its own, not this script, because
+// WebKit (WebKitGTK 2.50, measured) evaluates a worker's top-level module script a second time
+// when a chunk the worker imports later imports it back: the lazily loaded backup and restore
+// code (./engine/heavy.ts) shares modules with the body, which the bundler leaves in the body's
+// chunk. Had the body been this script, that second copy would answer the page too, with no
+// repository open ("No repository open" a second after unlocking, in WebKit only). A dynamic
+// import of the body is one module-map entry in every engine.
 
 /// <reference lib="webworker" />
-import * as Comlink from 'comlink';
-import type { ProgressSnapshot } from '../core/progress';
-import { CairnError } from '../core/errors';
-import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation, RestorePatterns } from './api';
-import * as db from './cache/db';
-import { rememberView } from './cache/last-view';
-import { EngineFault, guarded } from './errors';
-import { initWasm } from './wasm';
-import { warmUp } from './warmup';
-import { collectSoon } from '../core/memory/garbage';
-import * as browse from './engine/browse';
-import { clearCache, createRepository, forgetRemembered, openRepository, unlockRemembered, type Owner } from './engine/open';
-import type { Session } from './engine/session';
-import { snapshotView } from './engine/views';
-import { engineOwner, removeDeadEngineLocks } from './engine/pack-journal';
-import { useWorkerHost, WORKER_HOST } from './spawn';
-import type { Sha256Choice, Sha256Use } from './sha256-choice';
-import type { AesChoice } from './aes-choice';
-
-/** Backup, restore and download code, loaded on first use (see ./engine/heavy). */
-const heavy = () => import('./engine/heavy');
-/**
- * The same, with the faster SHA-256 and AES of this browser chosen (what moves data needs),
- * and which ones they are: file-saver workers take the engine's choice instead of timing both
- * again (~0.2 s each, at the start of every backup).
- */
-async function heavyWithCrypto(): Promise<Awaited<ReturnType<typeof heavy>> & { sha256: Sha256Use; aes: 'webcrypto' | 'wasm' }> {
-  const h = await heavy();
-  const sha256 = await h.chooseSha256();
-  const aes = await h.chooseAes();
-  return { ...h, sha256, aes };
-}
-
-let session: Session | undefined;
-let running: { what: string; abort: AbortController } | undefined;
-let lastBackup: EngineStats['lastBackup'];
-/** Test/benchmark knobs (harness and bench only; the app uses the defaults). */
-let tuning: Tuning = {};
-interface Tuning {
-  workers?: number;
-  jobsPerWorker?: number;
-  uploadsPerWorker?: number;
-  packBuffersPerWorker?: number;
-  packSize?: number;
-  sha256?: Sha256Choice;
-  aes?: AesChoice;
-}
-
-const current = (): Session => {
-  if (!session) throw new EngineFault('NO_REPOSITORY', 'no repository is open');
-  return session;
-};
-
-async function owner(): Promise<Owner> {
-  const id = await db.clientId().catch(() => crypto.randomUUID());
-  return { hostname: `browser-${id.slice(0, 8)}`, username: 'cairn' };
-}
-
-/** Resolved when the running operation ends (see exclusive). */
-let idle: { promise: Promise<void>; resolve: () => void } | undefined;
-function whenIdle(): Promise<void> {
-  if (!idle) {
-    let resolve!: () => void;
-    const promise = new Promise<void>((r) => (resolve = r));
-    idle = { promise, resolve };
-  }
-  return idle.promise;
-}
-
-/** One long operation at a time; cancel() aborts it. */
-async function exclusive<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  if (running) throw new EngineFault('BUSY', `${running.what} is still running`);
-  const abort = new AbortController();
-  running = { what, abort };
-  try {
-    return await fn(abort.signal);
-  } finally {
-    if (running?.abort === abort) {
-      running = undefined;
-      idle?.resolve();
-      idle = undefined;
-    }
-    collectSoon();
-  }
-}
-
-async function replace(next: Promise<Session>): Promise<Session> {
-  await initWasm();
-  const s = await next;
-  const old = session;
-  session = s;
-  await old?.close();
-  // Opening a snapshot needs the index; read it while the page asks for the snapshot list.
-  s.repo.loadIndex().catch(() => {});
-  warmInBackground(s);
-  return s;
-}
-
-/** Bucket repositories: fill the offline cache while the user looks at the snapshot list. */
-function warmInBackground(s: Session): void {
-  s.warmOfflineCache().catch(() => {});
-  // Choosing SHA-256 and AES takes ~0.2 s of timing: done now, a backup or restore starts without it.
-  setTimeout(() => void heavyWithCrypto().catch(() => {}), 1000);
-  // And savers started for the next backup, loaded by the time the user picks a folder.
-  if (!s.offline) setTimeout(() => void standByWhenIdle(s).catch(() => {}), 1000);
-  // Locks left by a closed tab of this browser would hold off restic's check and prune for 30 minutes.
-  if (!s.offline) setTimeout(() => void removeOwnDeadLocks(s).catch(() => {}), 1000);
-}
-
-/**
- * Starts the savers for the next backup once no operation runs (a restore or ZIP started
- * meanwhile keeps the cores; the savers follow when it ends), if `s` is still open.
- */
-async function standByWhenIdle(s: Session): Promise<void> {
-  while (running) await whenIdle();
-  const h = await heavy();
-  if (session === s && !running) h.standBySavers(h.saverWorkerCount({ workers: tuning.workers }));
-}
-
-async function removeOwnDeadLocks(s: Session): Promise<void> {
-  const o = await owner();
-  await removeDeadEngineLocks(s.repo, await engineOwner(o.hostname, o.username));
-}
-
-const api = {
-  createRepository: (loc: RepoLocation, password: string, opts?: OpenOptions) =>
-    guarded(async () => {
-      await initWasm();
-      return (await replace(createRepository(loc, password, await owner(), opts))).info();
-    }),
-  openRepository: (loc: RepoLocation, password: string, opts?: OpenOptions) =>
-    guarded(async () => {
-      await initWasm();
-      return (await replace(openRepository(loc, password, opts))).info();
-    }),
-  unlockRemembered: (loc: RepoLocation, opts?: { offline?: boolean }) => guarded(async () => (await replace(unlockRemembered(loc, opts))).info()),
-  forgetRemembered: (loc: RepoLocation) =>
-    guarded(async () => {
-      await forgetRemembered(loc);
-      if (session) session.remembered = false;
-    }),
-  clearCache: (loc: RepoLocation) => guarded(() => clearCache(loc)),
-  closeRepository: () =>
-    guarded(async () => {
-      running?.abort.abort();
-      closing.abort();
-      const s = session;
-      session = undefined;
-      await s?.close();
-      void heavy().then(
-        (h) => h.dropStandingSavers(),
-        () => {},
-      );
-    }),
-  repositoryInfo: () => guarded(async () => session?.info()),
-  prepareOffline: () => guarded(() => current().warmOfflineCache()),
-
-  listSnapshots: () => guarded(async () => (await current().snapshots()).map(snapshotView)),
-  listDir: (snapshotId: string, path: string[]) => guarded(() => browse.listDir(current(), snapshotId, path)),
-  rememberView: (snapshotId: string, path: string[]) =>
-    guarded(async () => {
-      const s = current();
-      if (!s.remembered) return false;
-      const entry = (await s.snapshots()).find((e) => e.id === snapshotId);
-      if (!entry) return false;
-      const entries = await browse.listDir(s, snapshotId, path);
-      return rememberView(s.locationKey, s.repo.config.id, { snapshot: snapshotView(entry), path, entries });
-    }),
-  search: (query: string, limit?: number) => guarded(() => browse.search(current(), query, limit)),
-  versions: (path: string[]) => guarded(() => browse.versions(current(), path)),
-  diff: (a: string, b: string) => guarded(() => browse.diff(current(), a, b)),
-
-  backup: (req: BackupRequest, onProgress?: (p: ProgressSnapshot) => void) =>
-    guarded(() =>
-      exclusive('a backup', async (signal) => {
-        const s = current();
-        const { backup, sha256, aes } = await heavyWithCrypto();
-        if (tuning.packSize) s.repo.packSize = tuning.packSize;
-        const r = await backup(s, req, {
-          owner: await owner(),
-          signal,
-          onProgress,
-          pool: {
-            workers: tuning.workers,
-            jobsPerWorker: tuning.jobsPerWorker,
-            uploadsPerWorker: tuning.uploadsPerWorker,
-            packBuffersPerWorker: tuning.packBuffersPerWorker,
-            sha256: tuning.sha256 ?? sha256,
-            aes: tuning.aes ?? aes,
-          },
-        });
-        lastBackup = { filesRead: r.filesRead, durationMs: r.durationMs, bytes: r.bytes };
-        warmInBackground(current());
-        const { bytes: _bytes, ...view } = r;
-        return view;
-      }),
-    ),
-  cancel: async () => {
-    running?.abort.abort(new CairnError('ABORTED', 'cancelled by the user'));
-  },
-
-  restoreToFolder: (
-    snapshotId: string,
-    path: string[],
-    target: FileSystemDirectoryHandle,
-    onProgress?: (p: ProgressSnapshot) => void,
-    patterns?: RestorePatterns,
-  ) =>
-    guarded(() =>
-      exclusive('a restore', async (signal) => {
-        const { restoreToFolder } = await heavyWithCrypto();
-        return restoreToFolder(current(), snapshotId, path, target, signal, onProgress, patterns);
-      }),
-    ),
-  saveToFile: (snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, onProgress?: (p: ProgressSnapshot) => void) =>
-    guarded(() => exclusive('a download', async (signal) => (await heavy()).saveToFile(current(), snapshotId, path, kind, target, signal, onProgress))),
-  download: (snapshotId: string, path: string[], kind: DownloadKind, onProgress?: (p: ProgressSnapshot) => void) =>
-    guarded(async () => {
-      const { producer, startDownload } = await heavyWithCrypto();
-      const p = await producer(current(), snapshotId, path, kind);
-      // Downloads run alongside other work (the browser's download manager owns their pace);
-      // closing the repository cancels them.
-      const ticket = startDownload(p, closeSignal(), onProgress);
-      return Comlink.transfer(ticket, [ticket.port]);
-    }),
-  downloadResult: (id: string) => guarded(async () => (await heavy()).downloadResult(id)),
-
-  stats: () =>
-    guarded(async () => ({
-      saverWorkers: (await heavy()).saverWorkerCount({ workers: tuning.workers }),
-      indexBlobs: session?.repo.index.size ?? 0,
-      cacheHits: session?.cached?.stats.hits ?? 0,
-      cacheMisses: session?.cached?.stats.misses ?? 0,
-      lastBackup,
-    })),
-
-  /** Harness/benchmark knob, not part of EngineApi: fixes the file-saver worker count. */
-  setSaverWorkers: async (n: number | undefined) => {
-    tuning = { ...tuning, workers: n };
-  },
-  /** Harness/benchmark knob: pool and pack settings for the next backups. */
-  tune: async (t: Tuning) => {
-    tuning = { ...tuning, ...t };
-  },
-} satisfies EngineApi & Record<string, unknown>;
-
-let closing = new AbortController();
-function closeSignal(): AbortSignal {
-  if (closing.signal.aborted) closing = new AbortController();
-  return closing.signal;
-}
-
-export type EngineWorkerApi = typeof api;
-
-// The page's offer to start this engine's workers (./spawn.ts), its first message if it makes
-// one; comlink never sees it.
-self.addEventListener('message', (ev: MessageEvent) => {
-  const port = (ev.data as Record<string, unknown> | null)?.[WORKER_HOST];
-  if (!(port instanceof MessagePort)) return;
+const early: MessageEvent[] = [];
+const hold = (ev: MessageEvent) => {
+  early.push(ev);
   ev.stopImmediatePropagation();
-  useWorkerHost(port);
-});
+};
+self.addEventListener('message', hold);
 
-warmUp();
+void import('./engine-main').then(
+  () => {
+    self.removeEventListener('message', hold);
+    for (const ev of early.splice(0)) self.dispatchEvent(new MessageEvent('message', { data: ev.data, ports: [...ev.ports] }));
+  },
+  (e: unknown) => {
+    // Surfaces as the worker's error event on the page (WORKER_FAILED).
+    setTimeout(() => {
+      throw e;
+    });
+  },
+);
 
-Comlink.expose(api);
+export type { EngineWorkerApi } from './engine-main';

@@ -6,7 +6,7 @@
 // - Chromium copies a digest's input first, and from 960 KiB on (PartitionAlloc's largest
 //   bucket) that copy is memory mapped for the call and unmapped after it: one page fault per
 //   4 KiB. In a Chromium 156 worker on a VM where faults are dear: 1650 MB/s at 928 KiB, ~310
-//   MB/s at 960 KiB and above (bench/browser/fault-cost.mjs), hash-wasm 350–366 at every size.
+//   MB/s at 960 KiB and above (bench/probes/fault-cost.mjs), hash-wasm 350–366 at every size.
 //   Those sizes are a backup's large chunks and every 16 MiB pack.
 // So each worker times both on a small input and on a large one (a few milliseconds) and keeps
 // the faster for each; both give the same digests.

@@ -6,7 +6,7 @@
 import * as Comlink from 'comlink';
 import type { EngineApi, RepoLocation } from '../../workers/api';
 import { smallGarbageMade } from '../../core/memory/garbage';
-import { servedFileList } from '../../workers/source/file-server';
+import { servedFileList } from '../../workers/client/file-server';
 import { hostWorkers } from '../../workers/client/worker-host';
 
 type Engine = EngineApi & { setSaverWorkers?(n: number | undefined): Promise<void>; tune?(t: Record<string, unknown>): Promise<void> };

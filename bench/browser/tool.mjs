@@ -9,7 +9,7 @@
 //   s3          repository in the local radosgw, S3 keys given to the engine (CORS allows *)
 //   restore     into an OPFS folder; file count and bytes are checked
 //   zip         the app's streamed ZIP download of the snapshot, pulled by the page and dropped
-//   check       not in the EngineApi: reported as unavailable
+//   check       not in the EngineApi: reported as unavailable (check-subset too)
 // Wall time is taken around the page call; peak memory is the summed PSS of all Chromium
 // processes of this profile (browser, renderer with the engine and saver workers, utility
 // processes), sampled from /proc every second, and separately that of the renderers summed and
@@ -279,7 +279,7 @@ export async function chromiumTool(cfg, { s3, log }) {
     async check() {
       throw new Error('check --read-data is not part of the EngineApi');
     },
-    supportsPhase: (phase) => phase !== 'check',
+    supportsPhase: (phase) => phase !== 'check' && phase !== 'check-subset',
     /** For tests: selects a folder without backing it up; resolves the file count. */
     async pick(dir) {
       await page.setInputFiles('#src', dir, { timeout: 0 });

@@ -5,7 +5,7 @@
 //   BENCH_DATASETS  comma list of d1,d2,d3,d4                                      default all
 //   BENCH_TOOLS     comma list of restic,cairn,chromium                            default all
 //   BENCH_TARGETS   comma list of local,s3                                          default all
-//   BENCH_PHASES    comma list of open,backup,unchanged,changed,restore,check      default all
+//   BENCH_PHASES    comma list of open,backup,unchanged,changed,restore,check,check-subset,prune  default all
 //   BENCH_SECTIONS  comma list of macro,micro,dedup,profile                        default all
 //   BENCH_DATA      where datasets (and scratch repositories) live        default bench/data
 //   BENCH_DROP_CACHES  1/0: drop the page cache before each timed command  default: if allowed
@@ -35,7 +35,7 @@ const list = (name, all) => {
 export const DATASETS = ['d1', 'd2', 'd3', 'd4'];
 export const TOOLS = ['restic', 'cairn', 'chromium'];
 export const TARGETS = ['local', 's3'];
-export const PHASES = ['open', 'backup', 'unchanged', 'changed', 'restore', 'zip', 'check'];
+export const PHASES = ['open', 'backup', 'unchanged', 'changed', 'restore', 'zip', 'check', 'check-subset', 'prune'];
 export const SECTIONS = ['macro', 'micro', 'dedup', 'profile'];
 
 export function loadConfig() {

@@ -15,6 +15,10 @@
 //              producer and its pull protocol, without the service worker and the disk); the
 //              Node CLI has no `dump`
 //   check      check --read-data
+//   check-subset  check --read-data-subset 10% (a random tenth of the packs, as restic picks them)
+//   prune      ten more snapshots after 1 % changes (untimed), then forget --keep-last 3 --prune
+//              (lib/prune.mjs); locally
+//              also every tool on a copy of restic's repository (prune-same)
 // The page cache is dropped before every timed command when allowed, then the tool's own
 // binaries are read back in, so data and repository start cold and the program does not.
 import fs from 'node:fs';
@@ -25,6 +29,7 @@ import { walkFiles } from './datasets.mjs';
 import { dirBytes, waitForQuiet } from './measure.mjs';
 import { deletePrefix, prefixBytes } from './s3.mjs';
 import { warm } from './tools.mjs';
+import { runPrunePhase } from './prune.mjs';
 
 const MOD_SEED = 5000;
 
@@ -239,6 +244,24 @@ export async function runMacro(cfg, { datasets, toolsByTarget, s3, drop, log, re
                 },
               );
             }
+          }
+          if (cfg.phases.includes('check-subset')) {
+            for (const tool of order) {
+              if (tool.supportsPhase?.('check-subset') === false) continue;
+              await step(
+                'check-subset',
+                tool,
+                (st2) => tool.checkSubset(st2.repo, timedOpts(tool)),
+                async (st2) => {
+                  const size = await st2.repo.size();
+                  // MB/s over the tenth read (pack sizes vary, so this is approximate).
+                  return { bytes: Math.round(size.bytes / 10), files: 0, repoBytes: size.bytes };
+                },
+              );
+            }
+          }
+          if (cfg.phases.includes('prune') && filesAfterMod(ds) > 0) {
+            await runPrunePhase({ cfg, target, ds, dsName, rep, order, state, step, timedOpts, runMod, log });
           }
         } finally {
           for (const st of state.values()) await st.repo.remove().catch(() => {});

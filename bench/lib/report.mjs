@@ -25,6 +25,9 @@ export const PHASE_LABELS = {
   restore: 'restore',
   zip: 'snapshot as ZIP',
   check: 'check --read-data',
+  'check-subset': 'check --read-data-subset 10%',
+  prune: 'forget --keep-last 3 --prune after 10×1 %',
+  'prune-same': 'the same, both on a copy of restic’s repository',
 };
 
 /** Groups raw rows into cells: { target, dataset, phase, tool, wall, mbps, fps, rss, cpu, bg, repoBytes, … } */
@@ -185,7 +188,7 @@ export function renderTable({ cells, machine, datasets, meta, goals, unavailable
       "Chromium memory: summed PSS of all its processes (shared pages counted once); in brackets the page's renderer process alone (the page, its engine and saver workers), then all renderers (adding Chromium's own interface renderer and its spare one).",
     );
   lines.push(
-    'MB = 10^6 bytes. MB/s and files/s = dataset bytes/files ÷ wall (check: repository bytes ÷ wall). CPU s = user+sys of the tool. bg = other load on the machine (cores) during the run.',
+    'MB = 10^6 bytes. MB/s and files/s = dataset bytes/files ÷ wall (check: repository bytes ÷ wall; check-subset: a tenth of them). CPU s = user+sys of the tool. bg = other load on the machine (cores) during the run.',
   );
   for (const u of unavailable ?? []) lines.push(`Not measured: ${u}`);
   const header = ['phase', 'tool', 'wall s [min–max]', 'MB/s', 'files/s', 'peak RSS MiB', 'CPU s', 'repo MB', 'bg'];

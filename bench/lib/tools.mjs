@@ -82,9 +82,21 @@ class CliTool {
     if (r.code !== 0) throw fail(`${this.name} cat config`, r);
     return r;
   }
+  /** `forget --keep-last <keep> --prune`, timed as one command. */
+  async prune(repo, keep, opts) {
+    const r = await this.run(repo, ['forget', '--keep-last', String(keep), '--prune', '-q'], opts);
+    if (r.code !== 0) throw fail(`${this.name} forget --prune`, r);
+    return r;
+  }
   async check(repo, opts) {
     const r = await this.run(repo, ['check', '--read-data', '-q'], opts);
     if (r.code !== 0) throw fail(`${this.name} check --read-data`, r);
+    return r;
+  }
+  /** A random tenth of the packs (restic picks them anew each run, and so does cairn). */
+  async checkSubset(repo, opts) {
+    const r = await this.run(repo, ['check', '--read-data-subset', '10%', '-q'], opts);
+    if (r.code !== 0) throw fail(`${this.name} check --read-data-subset 10%`, r);
     return r;
   }
 }
@@ -124,7 +136,7 @@ export class CairnNode extends CliTool {
   command() {
     return [process.execPath, [this.cfg.cairn]];
   }
-  /** The CLI has no `dump`. */
+  /** The CLI has no ZIP download (its `dump --archive zip` is not what the zip phase times). */
   supportsPhase(phase) {
     return phase !== 'zip';
   }

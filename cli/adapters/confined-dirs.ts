@@ -35,13 +35,18 @@ export class ConfinedDirs {
     }
     if (dir.length === 0) return;
     assertSafePath(dir);
-    if (this.#known.has(dir.join('/'))) return;
-    for (let i = 1; i <= dir.length; i++) {
-      const key = dir.slice(0, i).join('/');
-      if (this.#known.has(key)) continue;
-      const abs = path.join(this.#root, ...dir.slice(0, i));
+    // From the deepest known ancestor down (usually the parent): linear in the depth, so a tree
+    // nested thousands of folders deep does not cost the cube of its depth.
+    let known = dir.length;
+    while (known > 0 && !this.#known.has(dir.slice(0, known).join('/'))) known--;
+    let key = dir.slice(0, known).join('/');
+    let abs = path.join(this.#root, ...dir.slice(0, known));
+    for (let i = known; i < dir.length; i++) {
+      const parent = key;
+      key = i === 0 ? dir[0]! : `${key}/${dir[i]!}`;
+      abs = path.join(abs, dir[i]!);
       // In a folder this restore made, only this restore put anything: no need to look first.
-      if (this.#made.has(dir.slice(0, i - 1).join('/')) ? this.#mkdirNew(abs) : this.#makeReal(abs)) this.#made.add(key);
+      if (this.#made.has(parent) ? this.#mkdirNew(abs) : this.#makeReal(abs)) this.#made.add(key);
       this.#known.add(key);
     }
   }

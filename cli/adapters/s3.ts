@@ -11,6 +11,8 @@ export interface S3Spec {
   kind: 's3';
   location: string;
   env: S3Env;
+  /** restic's --stuck-request-timeout (default: the S3 backend's). */
+  stuckTimeoutMs?: number;
 }
 
 export function parseS3Spec(repo: string, env: NodeJS.ProcessEnv): S3Spec {
@@ -25,6 +27,6 @@ export function parseS3Spec(repo: string, env: NodeJS.ProcessEnv): S3Spec {
 const md5 = (data: Uint8Array) => new Uint8Array(nodeCrypto.createHash('md5').update(data).digest());
 
 export async function openS3Backend(spec: S3Spec): Promise<Backend> {
-  const be = openS3FromEnv(spec.location, spec.env, { md5 });
+  const be = openS3FromEnv(spec.location, spec.env, { md5, ...(spec.stuckTimeoutMs ? { stuckTimeoutMs: spec.stuckTimeoutMs } : {}) });
   return withConcurrencyLimit(be, be.connections);
 }

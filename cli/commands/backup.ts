@@ -94,6 +94,7 @@ export async function run(ctx: Context): Promise<number> {
       signal: ctx.signal,
       onProgress: ctx.g.quiet ? undefined : terminalProgress(ctx.out, ctx.g.json),
       onWarning: (w) => {
+        ctx.log?.error(w.message, w.path);
         if (ctx.g.json) ctx.out.stderr(JSON.stringify({ message_type: 'error', error: { message: w.message }, during: 'archival', item: w.path }) + '\n');
         else ctx.out.stderr(`error: ${w.message}\n`);
       },
@@ -101,28 +102,27 @@ export async function run(ctx: Context): Promise<number> {
   });
   const s = result.summary;
   const seconds = (Date.now() - started) / 1000;
+  const summaryFields = {
+    files_new: s.filesNew,
+    files_changed: s.filesChanged,
+    files_unmodified: s.filesUnmodified,
+    dirs_new: s.dirsNew,
+    dirs_changed: s.dirsChanged,
+    dirs_unmodified: s.dirsUnmodified,
+    data_blobs: s.dataBlobs,
+    tree_blobs: s.treeBlobs,
+    data_added: s.dataAdded,
+    data_added_packed: s.dataAddedPacked,
+    total_files_processed: s.totalFilesProcessed,
+    total_bytes_processed: s.totalBytesProcessed,
+    total_duration: seconds,
+    snapshot_id: result.id,
+    parent: result.parent,
+    files_read: result.filesRead,
+  };
+  ctx.log?.summary(summaryFields);
   if (ctx.g.json) {
-    ctx.out.stdout(
-      JSON.stringify({
-        message_type: 'summary',
-        files_new: s.filesNew,
-        files_changed: s.filesChanged,
-        files_unmodified: s.filesUnmodified,
-        dirs_new: s.dirsNew,
-        dirs_changed: s.dirsChanged,
-        dirs_unmodified: s.dirsUnmodified,
-        data_blobs: s.dataBlobs,
-        tree_blobs: s.treeBlobs,
-        data_added: s.dataAdded,
-        data_added_packed: s.dataAddedPacked,
-        total_files_processed: s.totalFilesProcessed,
-        total_bytes_processed: s.totalBytesProcessed,
-        total_duration: seconds,
-        snapshot_id: result.id,
-        parent: result.parent,
-        files_read: result.filesRead,
-      }) + '\n',
-    );
+    ctx.out.stdout(JSON.stringify({ message_type: 'summary', ...summaryFields }) + '\n');
   } else if (!ctx.g.quiet) {
     const pad = (n: number) => String(n).padStart(5);
     ctx.out.stdout(

@@ -40,7 +40,8 @@ export async function run(ctx: Context): Promise<number> {
           w(indent(repo.key.toJSON()));
           break;
         case 'index':
-          w(new TextDecoder().decode(await repo.loadUnpacked('index', await resolve(repo, 'index', id))).replace(/\n?$/, '\n'));
+          // restic prints the stored JSON and a newline after it (fmt.Println).
+          w(new TextDecoder().decode(await repo.loadUnpacked('index', await resolve(repo, 'index', id))) + '\n');
           break;
         case 'lock':
           w(indent(await repo.loadJSON('locks', await resolve(repo, 'locks', id))));

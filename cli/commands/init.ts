@@ -1,10 +1,8 @@
 import { CairnError } from '../../core/errors';
 import { Repository } from '../../core/repository/repository';
-import { DEFAULT_KDF, TEST_KDF } from '../../core/repository/keyfile';
 import type { FlagSpecs } from '../args';
-import type { Context } from '../context';
+import { backendSpec, newKeyParams, openContextBackend, type Context } from '../context';
 import { localOwner, readPassword, askPassword } from '../global';
-import { openBackend, parseLocation } from '../location';
 
 export const flags: FlagSpecs = {
   'repository-version': { type: 'string', help: 'repository format version to use: 1, 2, latest or stable' },
@@ -16,15 +14,15 @@ export async function run(ctx: Context): Promise<number> {
   const v = (ctx.p.flags['repository-version'] as string | undefined) ?? 'stable';
   const version = v === 'latest' || v === 'stable' ? 2 : Number(v);
   if (version !== 1 && version !== 2) throw new CairnError('USAGE', `unsupported repository version ${v}`);
-  const spec = parseLocation(ctx.g.repo, ctx.g.env);
+  const spec = backendSpec(ctx);
   let password = await readPassword(ctx.g, 'enter password for new repository: ');
   if (process.stdin.isTTY && ctx.g.env.RESTIC_PASSWORD === undefined && !ctx.g.passwordFlags.file && !ctx.g.env.RESTIC_PASSWORD_FILE) {
     if ((await askPassword('enter password again: ')) !== password) throw new CairnError('USAGE', 'passwords do not match');
   }
   if (password === '') throw new CairnError('NO_PASSWORD', 'an empty password is not allowed');
-  const backend = await openBackend(spec, { create: true });
+  const backend = await openContextBackend(ctx, spec, { create: true });
   const owner = localOwner();
-  const repo = await Repository.init(backend, password, { owner, version, kdf: ctx.g.env.CAIRN_TEST_KDF === '1' ? TEST_KDF : DEFAULT_KDF });
+  const repo = await Repository.init(backend, password, { owner, version, kdf: await newKeyParams(ctx) });
   // eslint-disable-next-line no-useless-assignment -- the password is not kept reachable longer than needed
   password = '';
   if (ctx.g.json) {

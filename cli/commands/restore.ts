@@ -13,7 +13,7 @@ import { openRepository, withLock, type Context } from '../context';
 import { nodeRestoreTarget } from '../adapters/node-restore-target';
 import { nodeDecodePool } from '../pool/decode-pool';
 import { collectPatterns, patternFlags } from '../pattern-options';
-import { errorMessage, goDuration, goTimeString, itemLine, restoreProgress, resultState, summaryLine, summaryMessage } from '../restore-output';
+import { errorMessage, goDuration, goTimeString, itemLine, restoreProgress, resultState, summaryFields, summaryLine, summaryMessage } from '../restore-output';
 
 export const summary = 'Extract the data from a snapshot';
 
@@ -114,14 +114,28 @@ async function restoreSnapshot(ctx: Context, repo: Repository, req: Request): Pr
       if (!json && !quiet) ctx.out.stdout(`verifying files in ${req.target}\n`);
     },
   }).finally(() => decoders.close());
-  return report(ctx, result, req.target, { restoreSeconds: ((verifying || Date.now()) - started) / 1000, verifyMs: verifying && Date.now() - verifying });
+  return report(
+    ctx,
+    result,
+    { id, target: req.target },
+    { restoreSeconds: ((verifying || Date.now()) - started) / 1000, verifyMs: verifying && Date.now() - verifying },
+  );
 }
 
 /** Errors, summary, the verification's outcome, and the exit code. */
-function report(ctx: Context, result: RestoreResult, target: string, times: { restoreSeconds: number; verifyMs: number }): number {
+function report(
+  ctx: Context,
+  result: RestoreResult,
+  { id, target }: { id: string; target: string },
+  times: { restoreSeconds: number; verifyMs: number },
+): number {
   const { json, quiet } = ctx.g;
-  for (const e of result.errors) ctx.out.stderr(errorMessage(e.path, e.code, e.message, json));
+  for (const e of result.errors) {
+    ctx.log?.error(`${e.code}: ${e.message}`, e.path);
+    ctx.out.stderr(errorMessage(e.path, e.code, e.message, json));
+  }
   const state = resultState(result);
+  ctx.log?.summary({ snapshot_id: id, ...summaryFields(state, times.restoreSeconds) });
   if (json) ctx.out.stdout(summaryMessage(state, times.restoreSeconds));
   else if (!quiet) ctx.out.stdout(summaryLine(state, times.restoreSeconds));
   if (result.verified !== undefined && !json && !quiet && result.errors.length === 0)

@@ -1,22 +1,72 @@
 import { CairnError } from '../../core/errors';
 import { listSnapshots, findSnapshot, matches, type SnapshotEntry } from '../../core/repository/snapshots';
-import { walk } from '../../core/walker';
+import { snapshotStats, STATS_MODES, type Stats, type StatsMode } from '../../core/stats';
 import type { FlagSpecs } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { formatBytes } from '../output';
 
 export const summary = 'Scan the repository and show basic statistics';
+export const usage = '[flags] [snapshot ID] [...]';
+export const description = `
+The "stats" command walks one or multiple snapshots in a repository
+and accumulates statistics about the data stored therein. It reports
+on the number of unique files and their sizes, according to one of
+the counting modes as given by the --mode flag.
+
+It operates on all snapshots matching the selection criteria or all
+snapshots if nothing is specified. The special snapshot ID "latest"
+is also supported.
+
+The modes are:
+
+* restore-size: (default) Counts the size of the restored files.
+* files-by-contents: Counts total size of unique files, where a file is
+  considered unique if it has unique contents.
+* raw-data: Counts the size of blobs in the repository, regardless of
+  how many files reference them.
+* blobs-per-file: A combination of files-by-contents and raw-data.
+
+EXIT STATUS
+===========
+
+Exit status is 0 if the command was successful, and non-zero if there was any error.
+`;
 export const flags: FlagSpecs = {
   mode: { type: 'string', help: 'counting mode: restore-size (default), files-by-contents, blobs-per-file or raw-data' },
-  host: { type: 'strings', short: 'H', help: 'only consider snapshots with the given host' },
-  tag: { type: 'strings', help: 'only consider snapshots which include this tag[,tag,...]' },
-  path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path' },
+  host: { type: 'strings', short: 'H', help: 'only consider snapshots with the given host (can be specified multiple times)' },
+  tag: { type: 'strings', help: 'only consider snapshots which include this taglist in the format `tag[,tag,...]` (can be specified multiple times)' },
+  path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path (can be specified multiple times)' },
 };
+
+/** restic 0.18's statsContainer JSON: omitempty fields left out when zero. */
+function statsJSON(s: Stats): Record<string, unknown> {
+  const o: Record<string, unknown> = { total_size: s.totalSize };
+  if (s.totalUncompressedSize) o.total_uncompressed_size = s.totalUncompressedSize;
+  if (s.compressionRatio) o.compression_ratio = s.compressionRatio;
+  if (s.compressionProgress) o.compression_progress = s.compressionProgress;
+  if (s.compressionSpaceSaving) o.compression_space_saving = s.compressionSpaceSaving;
+  if (s.totalFileCount) o.total_file_count = s.totalFileCount;
+  if (s.totalBlobCount) o.total_blob_count = s.totalBlobCount;
+  o.snapshots_count = s.snapshots;
+  return o;
+}
+
+function statsText(mode: string, s: Stats): string {
+  let t = `Stats in ${mode} mode:\n     Snapshots processed:  ${s.snapshots}\n`;
+  if (s.totalBlobCount) t += `        Total Blob Count:  ${s.totalBlobCount}\n`;
+  if (s.totalFileCount) t += `        Total File Count:  ${s.totalFileCount}\n`;
+  if (s.totalUncompressedSize) t += ` Total Uncompressed Size:  ${formatBytes(s.totalUncompressedSize)}\n`;
+  t += `              Total Size:  ${formatBytes(s.totalSize)}\n`;
+  if (s.compressionProgress) t += `    Compression Progress:  ${s.compressionProgress.toFixed(2)}%\n`;
+  if (s.compressionRatio) t += `       Compression Ratio:  ${s.compressionRatio.toFixed(2)}x\n`;
+  if (s.compressionSpaceSaving) t += `Compression Space Saving:  ${s.compressionSpaceSaving.toFixed(2)}%\n`;
+  return t;
+}
 
 export async function run(ctx: Context): Promise<number> {
   const f = ctx.p.flags;
-  const mode = (f.mode as string | undefined) ?? 'restore-size';
-  if (!['restore-size', 'files-by-contents', 'blobs-per-file', 'raw-data'].includes(mode)) throw new CairnError('USAGE', `unknown mode "${mode}"`);
+  const mode = ((f.mode as string | undefined) ?? 'restore-size') as StatsMode;
+  if (!STATS_MODES.includes(mode)) throw new CairnError('USAGE', `unknown counting mode: ${mode} (use the -h flag to get a list of supported modes)`);
   const { repo } = await openRepository(ctx);
   const stats = await withLock(
     ctx,
@@ -25,92 +75,14 @@ export async function run(ctx: Context): Promise<number> {
     async () => {
       await repo.loadIndex({ signal: ctx.signal });
       const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
-      let snaps: SnapshotEntry[];
-      if (ctx.p.args.length) snaps = await Promise.all(ctx.p.args.map((a) => findSnapshot(repo, a, filter, ctx.signal)));
+      let snaps: SnapshotEntry[] = [];
+      if (ctx.p.args.length) for (const a of ctx.p.args) snaps.push(await findSnapshot(repo, a, filter, ctx.signal));
       else snaps = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
-      let files = 0,
-        size = 0,
-        blobCount = 0,
-        uncompressed = 0;
-      const seenBlobs = new Set<string>();
-      const seenFiles = new Set<string>();
-      const seenTrees = new Set<string>();
-      const addBlob = (type: 'data' | 'tree', id: string) => {
-        const k = type[0] + id;
-        if (seenBlobs.has(k)) return;
-        seenBlobs.add(k);
-        const loc = repo.index.lookup(type, id);
-        if (!loc) return;
-        blobCount++;
-        size += loc.length;
-        uncompressed += loc.uncompressedLength || loc.length - 32;
-      };
-      for (const { snapshot } of snaps) {
-        if (mode === 'raw-data') addBlob('tree', snapshot.tree);
-        for await (const { path, node } of walk(repo, snapshot.tree, {
-          signal: ctx.signal,
-          enter: (it) => mode !== 'raw-data' || !seenTrees.has(it.node.subtree!),
-        })) {
-          if (mode === 'raw-data') {
-            if (node.type === 'dir' && node.subtree) {
-              seenTrees.add(node.subtree);
-              addBlob('tree', node.subtree);
-            }
-            for (const b of node.content ?? []) addBlob('data', b);
-            continue;
-          }
-          if (mode === 'restore-size') {
-            if (node.type === 'file') size += node.size ?? 0;
-            files++;
-          } else if (mode === 'files-by-contents') {
-            if (node.type !== 'file') continue;
-            const k = (node.content ?? []).join();
-            if (!seenFiles.has(k)) {
-              seenFiles.add(k);
-              files++;
-              size += node.size ?? 0;
-            }
-          } else if (mode === 'blobs-per-file') {
-            if (node.type !== 'file') continue;
-            const k = (node.content ?? []).join();
-            if (!seenFiles.has(k)) {
-              seenFiles.add(k);
-              files++;
-            }
-            for (const b of node.content ?? []) {
-              if (!seenBlobs.has('d' + b)) {
-                seenBlobs.add('d' + b);
-                blobCount++;
-                size += repo.index.plainSize('data', b) ?? 0;
-              }
-            }
-          }
-          void path;
-        }
-      }
-      return { snapshots: snaps.length, files, size, blobCount, uncompressed };
+      if (!ctx.g.json) ctx.out.stdout('scanning...\n');
+      return snapshotStats(repo, snaps, mode, ctx.signal);
     },
     true,
   );
-  if (ctx.g.json) {
-    const o: Record<string, unknown> = { total_size: stats.size, snapshots_count: stats.snapshots };
-    if (mode === 'raw-data' || mode === 'blobs-per-file') o.total_blob_count = stats.blobCount;
-    if (mode !== 'raw-data') o.total_file_count = stats.files;
-    if (mode === 'raw-data') {
-      o.total_uncompressed_size = stats.uncompressed;
-      o.compression_ratio = stats.size ? stats.uncompressed / stats.size : 0;
-    }
-    ctx.out.stdout(JSON.stringify(o) + '\n');
-    return 0;
-  }
-  let s = `scanning...\nStats in ${mode} mode:\n     Snapshots processed:  ${stats.snapshots}\n`;
-  if (mode !== 'raw-data') s += `        Total File Count:  ${stats.files}\n`;
-  if (mode === 'raw-data' || mode === 'blobs-per-file') s += `        Total Blob Count:  ${stats.blobCount}\n`;
-  s += `              Total Size:  ${formatBytes(stats.size)}\n`;
-  if (mode === 'raw-data') {
-    s += `   Total Uncompressed Size:  ${formatBytes(stats.uncompressed)}\n`;
-    s += `       Compression Ratio:  ${stats.size ? (stats.uncompressed / stats.size).toFixed(2) : '0.00'}x\n`;
-  }
-  ctx.out.stdout(s);
+  ctx.out.stdout(ctx.g.json ? JSON.stringify(statsJSON(stats)) + '\n' : statsText(mode, stats));
   return 0;
 }

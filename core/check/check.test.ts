@@ -83,7 +83,10 @@ describe('check', () => {
     const r = await check(repo, { readData: true });
     const missing = r.problems.filter((p) => p.kind === 'pack-missing');
     expect(missing).toEqual([expect.objectContaining({ kind: 'pack-missing', code: 'NOT_FOUND', pack: packID })]);
-    expect(missing[0]!.message).toBe(`pack ${packID}: does not exist`);
+    // The three small files share the pack: each is named with its snapshot.
+    const sn = r.problems.length && (await repo.listIDs('snapshots'))[0]!.slice(0, 8);
+    expect([...missing[0]!.files!].sort()).toEqual(['/d/one.txt', '/d/sub/three.txt', '/d/two.txt'].map((f) => `${f} (snapshot ${sn})`));
+    expect(missing[0]!.message).toBe(`pack ${packID}: does not exist; used by ${missing[0]!.files!.join(', ')}`);
     expect(r.ok).toBe(false);
   });
 
@@ -220,3 +223,23 @@ async function healthyReopen(repo: Repository): Promise<Repository> {
   const { Repository: R } = await import('../repository/repository');
   return new R(repo.backend, repo.key, repo.keyID, repo.config);
 }
+
+describe('check --read-data-subset', () => {
+  beforeAll(initEngine);
+
+  it('n/t reads exactly the packs of group n: a damaged pack is found by its group only', async () => {
+    const { repo, backend } = await healthy();
+    const { packID, offset } = await dataPackOf(repo, 'three\n');
+    await replace(backend, { type: 'data', name: packID }, (b) => {
+      b[offset + 20]! ^= 1;
+      return b;
+    });
+    const group = parseInt(packID.slice(0, 2), 16) % 7;
+    for (let n = 1; n <= 7; n++) {
+      const lines: string[] = [];
+      const r = await check(await healthyReopen(repo), { readDataSubset: { kind: 'bucket', n, t: 7 }, onMessage: (l) => lines.push(l) });
+      expect(r.ok).toBe(n - 1 !== group);
+      expect(lines[lines.length - 1]).toMatch(new RegExp(`^read group #${n} of \\d+ data packs \\(out of total \\d+ packs in 7 groups\\)$`));
+    }
+  });
+});

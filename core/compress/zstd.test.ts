@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { generate, prng, seededBytes } from '../../test/fixtures/chunker/generate';
 import { isCairnError } from '../errors';
 import { compress, decompress, initZstd, zstdReady } from './zstd';
+import { rleBomb } from '../../test/helpers/zstd-bomb';
 
 // Count how far the wasm heap grows: corrupt input must not make it balloon (wasm memory is
 // never given back). Installed before the module is instantiated.
@@ -249,6 +250,34 @@ describe('zstd binding', () => {
         failed++;
       }
       expect(failed).toBeGreaterThan(0);
+    });
+
+    it('a bomb (1 GiB of zeros in 32 KiB) stops at the expected size or the limit, its memory bounded by them', () => {
+      const undeclared = rleBomb(1 << 30, false);
+      const declared = rleBomb(1 << 30, true);
+      expect(undeclared.length).toBeLessThan(40_000);
+      // Warm up (the heap may grow for legitimate work first), then measure.
+      decompress(compress(new Uint8Array(8 * MiB)));
+      const before = grownBytes;
+      const t = Date.now();
+      // A blob whose index says 12 bytes.
+      let e = errorOf(() => decompress(undeclared, 12));
+      expect(isCairnError(e, 'DECOMPRESS_FAILED') && e.message).toBe('zstd frame holds more than the 12 bytes expected');
+      e = errorOf(() => decompress(declared, 12));
+      expect(isCairnError(e, 'DECOMPRESS_FAILED') && e.message).toBe('zstd frame declares 1073741824 bytes, expected 12');
+      // An unpacked file (no expected size) under a 4 MiB limit.
+      e = errorOf(() => decompress(undeclared, undefined, 4 * MiB));
+      expect(isCairnError(e, 'DECOMPRESS_FAILED') && e.message).toBe('zstd frame is corrupt or expands beyond 4194304 bytes');
+      e = errorOf(() => decompress(declared, undefined, 4 * MiB));
+      expect(isCairnError(e, 'DECOMPRESS_FAILED') && e.message).toBe('zstd frame declares 1073741824 bytes, more than the 4194304 allowed');
+      // An index that claims near 2^32 bytes is refused before anything is allocated.
+      e = errorOf(() => decompress(undeclared, 2 ** 32 - 16));
+      expect(isCairnError(e, 'DECOMPRESS_FAILED') && e.message).toBe('expected 4294967280 bytes, more than the 1073741824 allowed');
+      expect(grownBytes - before).toBeLessThan(16 * MiB);
+      expect(Date.now() - t).toBeLessThan(2000);
+      // A real one of 16 MiB still decodes, with or without its size.
+      expect(decompress(rleBomb(16 * MiB, false)).length).toBe(16 * MiB);
+      expect(decompress(rleBomb(16 * MiB, false), 16 * MiB).length).toBe(16 * MiB);
     });
 
     it('corrupt frames do not grow the wasm heap towards 1 GiB', () => {

@@ -123,14 +123,21 @@ export function compress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Uint8Arr
 }
 
 /**
- * Decompresses one frame. `plainSize` is the expected size when known (a blob's
- * `uncompressed_length`); the frame must produce exactly that many bytes. Without it the
- * frame's declared content size is used, and when the frame has none — restic's unpacked
- * files (index, snapshots, locks) are written without one — the output buffer grows until
- * the frame fits.
+ * Decompresses one frame, never to more than `maxSize` bytes (default 1 GiB: wasm memory is
+ * never given back, so a frame that expands without end — a decompression bomb — must stop at
+ * a limit, not at the end of memory). `plainSize` is the expected size when known (a blob's
+ * `uncompressed_length`): the frame must produce exactly that many bytes, and decoding stops
+ * there. A frame that declares its size is taken at its word only if the size is allowed; one
+ * that does not (restic's unpacked files — index, snapshots, locks — are written without one)
+ * is decoded into a buffer that grows until the frame fits, so memory follows what the frame
+ * really holds, not what anyone claims.
  */
-export function decompress(frame: Uint8Array, plainSize?: number): Uint8Array {
+export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_PLAIN): Uint8Array {
   const z = get();
+  const limit = Math.min(maxSize, MAX_PLAIN);
+  if (plainSize !== undefined && plainSize > limit) {
+    throw new CairnError('DECOMPRESS_FAILED', `expected ${plainSize} bytes, more than the ${limit} allowed`);
+  }
   const src = copyIn(z, frame);
   try {
     const declared = Number(z.x.p(src, frame.length));
@@ -138,20 +145,28 @@ export function decompress(frame: Uint8Array, plainSize?: number): Uint8Array {
     // empty input too) used to fall into the grow-and-retry loop below, which grew the wasm
     // heap to 1 GiB (for good: wasm memory never shrinks) before giving up.
     if (declared === CONTENTSIZE_ERROR) throw new CairnError('DECOMPRESS_FAILED', 'not a zstd frame (corrupt or truncated)');
-    if (plainSize !== undefined) {
-      if (declared >= 0 && declared !== plainSize) {
-        throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, expected ${plainSize}`);
-      }
-      return decompressInto(z, src, frame.length, plainSize, true);
+    if (plainSize !== undefined && declared >= 0 && declared !== plainSize) {
+      throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, expected ${plainSize}`);
     }
     if (declared >= 0) {
-      if (declared > MAX_PLAIN) throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, more than allowed`);
+      if (declared > limit) throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, more than the ${limit} allowed`);
       return decompressInto(z, src, frame.length, declared, true);
     }
-    for (let cap = Math.max(64 * 1024, frame.length * 16); ; cap *= 2) {
-      const out = decompressInto(z, src, frame.length, Math.min(cap, MAX_PLAIN), false);
-      if (out) return out;
-      if (cap >= MAX_PLAIN) throw new CairnError('DECOMPRESS_FAILED', 'zstd frame is corrupt (or expands beyond 1 GiB)');
+    const most = plainSize ?? limit;
+    for (let cap = Math.min(most, Math.max(64 * 1024, frame.length * 16)); ; cap = Math.min(most, cap * 2)) {
+      const out = decompressInto(z, src, frame.length, cap, false);
+      if (out) {
+        if (plainSize !== undefined && out.length !== plainSize) {
+          throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${out.length} bytes, expected ${plainSize}`);
+        }
+        return out;
+      }
+      if (cap >= most) {
+        throw new CairnError(
+          'DECOMPRESS_FAILED',
+          plainSize !== undefined ? `zstd frame holds more than the ${plainSize} bytes expected` : `zstd frame is corrupt or expands beyond ${limit} bytes`,
+        );
+      }
     }
   } finally {
     z.x.t(src);

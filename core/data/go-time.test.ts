@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GoTime, GoTimeError } from './go-time';
+import { GoTime, GoTimeError, localZone } from './go-time';
 
 describe('GoTime.parse / format (RFC3339Nano)', () => {
   // [input, Go's RFC3339Nano output for the parsed time]
@@ -102,5 +102,77 @@ describe('fixYear (restic FixTime)', () => {
   it('refuses to format years outside 0..9999 unclamped, like time.MarshalJSON', () => {
     expect(() => GoTime.fromUnix(utcSeconds(10000, 1, 1)).format()).toThrow(GoTimeError);
     expect(() => GoTime.fromUnix(utcSeconds(-1, 1, 1)).format()).toThrow(GoTimeError);
+  });
+});
+
+// Europe/Berlin around 2024 (CET +01:00, CEST +02:00 from 31 Mar 01:00Z to 27 Oct 01:00Z),
+// written out so the tests do not depend on the machine's zone.
+const berlin2024 = (sec: number) => (sec >= Date.UTC(2024, 2, 31, 1) / 1000 && sec < Date.UTC(2024, 9, 27, 1) / 1000 ? 7200 : 3600);
+
+describe('calendar fields for forget buckets', () => {
+  // [time, Go's Weekday(), ISOWeek() year and week] — the dates checked with Python's date.isocalendar()
+  it.each([
+    ['2024-12-29T23:59:59+01:00', 0, 2024, 52],
+    ['2024-12-30T00:00:00+01:00', 1, 2025, 1], // Monday of 2025-W01
+    ['2024-12-29T23:30:00Z', 0, 2024, 52], // the same instant in +01:00 is already 30 Dec
+    ['2025-01-01T00:00:00Z', 3, 2025, 1],
+    ['2021-01-03T12:00:00-05:00', 0, 2020, 53], // 2020 had 53 weeks
+    ['2021-01-04T00:00:00+14:00', 1, 2021, 1],
+    ['2016-01-03T00:00:00Z', 0, 2015, 53],
+    ['2026-12-31T23:59:59Z', 4, 2026, 53],
+    ['2027-01-01T00:00:00Z', 5, 2026, 53],
+    ['2027-01-04T00:00:00Z', 1, 2027, 1],
+    ['2024-02-29T12:00:00Z', 4, 2024, 9],
+    ['1969-12-31T23:59:59Z', 3, 1970, 1],
+    ['0001-01-01T00:00:00Z', 1, 1, 1],
+  ])('%s: weekday %i, ISO week %i-W%i', (text, weekday, year, week) => {
+    const t = GoTime.parse(text);
+    expect(t.weekday()).toBe(weekday);
+    expect(t.isoWeek()).toEqual({ year, week });
+  });
+});
+
+describe('addDate (Go AddDate) and addNanos (Go Add)', () => {
+  // [time, years, months, days, Go's result in the same fixed offset]
+  it.each([
+    ['2023-03-31T10:00:00+01:00', 0, -1, 0, '2023-03-03T10:00:00+01:00'], // "31 Feb" normalises forward
+    ['2024-03-31T10:00:00+01:00', 0, -1, 0, '2024-03-02T10:00:00+01:00'], // leap year
+    ['2024-02-29T00:00:00Z', 1, 0, 0, '2025-03-01T00:00:00Z'],
+    ['2024-02-29T00:00:00Z', -1, 0, 0, '2023-03-01T00:00:00Z'],
+    ['2011-01-01T00:00:00Z', -1, 2, 3, '2010-03-04T00:00:00Z'], // Go's documented example
+    ['2023-10-31T00:00:00Z', 0, 1, 0, '2023-12-01T00:00:00Z'],
+    ['2023-01-31T23:00:00-03:00', 0, 1, 0, '2023-03-03T23:00:00-03:00'],
+    ['2024-01-01T00:30:00Z', 0, 0, -1, '2023-12-31T00:30:00Z'],
+    ['2024-01-15T00:00:00Z', 0, -13, 0, '2022-12-15T00:00:00Z'],
+    ['2024-01-15T00:00:00Z', 0, -24, -400, '2020-12-11T00:00:00Z'],
+    ['2024-05-31T08:00:00.5+05:30', 0, -3, -31, '2024-01-31T08:00:00.5+05:30'],
+  ])('%s + (%iy %im %id) = %s', (text, y, m, d, want) => {
+    expect(GoTime.parse(text).addDate(y, m, d).format()).toBe(want);
+  });
+
+  // In a zone with rules the wall clock is kept and the offset follows the zone, as time.Date
+  // resolves it (test/interop/forget.test.ts holds restic to the same in TZ=Europe/Berlin).
+  it.each([
+    ['2024-04-05T12:00:00+02:00', 0, -1, 0, '2024-03-05T12:00:00+01:00'],
+    ['2024-11-05T12:00:00+01:00', 0, -1, 0, '2024-10-05T12:00:00+02:00'],
+    // 31 Mar 02:30 does not exist in Berlin: Go lands at 03:30 CEST
+    ['2024-04-30T02:30:00+02:00', 0, -1, 1, '2024-03-31T03:30:00+02:00'],
+    // 27 Oct 02:30 happens twice: Go takes the second one (+01:00)
+    ['2024-11-27T02:30:00+01:00', 0, -1, 0, '2024-10-27T02:30:00+01:00'],
+    ['2024-10-28T02:30:00+01:00', 0, 0, -1, '2024-10-27T02:30:00+01:00'],
+  ])('%s + (%iy %im %id) in Europe/Berlin = %s', (text, y, m, d, want) => {
+    expect(GoTime.parse(text).addDate(y, m, d, berlin2024).format()).toBe(want);
+  });
+
+  it('adds nanoseconds, carrying in both directions and keeping the offset', () => {
+    const t = GoTime.parse('2024-01-01T00:00:00.25+01:00');
+    expect(t.addNanos(-3_600_000_000_000n).format()).toBe('2023-12-31T23:00:00.25+01:00');
+    expect(t.addNanos(-500_000_000n).format()).toBe('2023-12-31T23:59:59.75+01:00');
+    expect(t.addNanos(1_750_000_000n).format()).toBe('2024-01-01T00:00:02+01:00');
+  });
+
+  it('reads the local zone from the runtime', () => {
+    const sec = 1_700_000_000;
+    expect(localZone(sec)).toBe(-new Date(sec * 1000).getTimezoneOffset() * 60 || 0);
   });
 });

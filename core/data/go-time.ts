@@ -17,11 +17,24 @@ import {
 
 export { GoTimeError };
 
+/**
+ * A time zone with rules, like Go's *time.Location: the offset in seconds east of UTC in
+ * effect at an instant (unix seconds). A GoTime itself only carries one fixed offset.
+ */
+export type ZoneRules = (unixSeconds: number) => number;
+
+/** The runtime's local zone (Go's time.Local), from Date: whole minutes, as the runtime knows them. */
+export const localZone: ZoneRules = (unixSeconds) => {
+  const ms = Math.min(8.64e15, Math.max(-8.64e15, unixSeconds * 1000));
+  return -new Date(ms).getTimezoneOffset() * 60 || 0;
+};
+
 const NS_PER_SEC_BIG = 1_000_000_000n;
 const TEXT_BYTES = new Uint8Array(64);
 const SCRATCH = new Uint8Array(RFC3339_MAX_LENGTH);
 
 const YEAR_0 = daysFromCivil(0, 1, 1) * 86400;
+const NS_PER_SEC = 1_000_000_000;
 const YEAR_10000 = daysFromCivil(10000, 1, 1) * 86400;
 
 /** [floor(a / b), a mod b] for an integer |a| < 2^52, exact despite the floating-point division. */
@@ -152,6 +165,50 @@ export class GoTime {
     const rem = local - days * 86400;
     const [year, month, day] = civilFromDays(days);
     return { year, month, day, hour: Math.floor(rem / 3600), minute: Math.floor((rem % 3600) / 60), second: rem % 60 };
+  }
+
+  /** Day of the week in the time's own zone, as Go's Weekday: 0 = Sunday … 6 = Saturday. */
+  weekday(): number {
+    const days = Math.floor((this.sec + this.offset) / 86400);
+    return (((days + 4) % 7) + 7) % 7; // 1970-01-01 was a Thursday
+  }
+
+  /**
+   * Go's ISOWeek in the time's own zone: weeks start on Monday, week 1 holds the year's first
+   * Thursday, so 2024-12-30 is week 1 of 2025 and 2021-01-03 week 53 of 2020.
+   */
+  isoWeek(): { year: number; week: number } {
+    const days = Math.floor((this.sec + this.offset) / 86400);
+    const isoDay = ((this.weekday() + 6) % 7) + 1; // Monday 1 … Sunday 7
+    const thursday = days + 4 - isoDay;
+    const [year] = civilFromDays(thursday);
+    return { year, week: Math.floor((thursday - daysFromCivil(year, 1, 1)) / 7) + 1 };
+  }
+
+  /**
+   * Go's AddDate: the calendar date moved by whole years, months and days, the clock kept,
+   * then normalised as time.Date does (31 Mar − 1 month = "31 Feb" = 3 Mar, or 2 Mar in a leap
+   * year). Without `zone` the result keeps this time's fixed offset; with it the wall clock
+   * is placed in that zone as time.Date places it (a clock time skipped or repeated by a DST
+   * change resolves as Go resolves it) and the result carries the zone's offset there.
+   */
+  addDate(years: number, months: number, days: number, zone?: ZoneRules): GoTime {
+    const c = this.civil();
+    const [carry, month0] = floorDiv(c.month - 1 + months, 12);
+    const wall = daysFromCivil(c.year + years + carry, month0 + 1, c.day + days) * 86400 + c.hour * 3600 + c.minute * 60 + c.second;
+    if (!zone) return new GoTime(wall - this.offset, this.nsec, this.offset);
+    // time.Date: look the offset up at the wall clock read as UTC, then once more at the
+    // instant that gives, unless the first lookup said UTC.
+    const first = zone(wall);
+    const offset = first === 0 ? 0 : zone(wall - first);
+    const sec = wall - offset;
+    return new GoTime(sec, this.nsec, zone(sec));
+  }
+
+  /** Go's Add: the same zone offset, the instant moved by `ns` nanoseconds. */
+  addNanos(ns: bigint): GoTime {
+    const [carry, nsec] = floorDiv(this.nsec + Number(ns % 1_000_000_000n), NS_PER_SEC);
+    return new GoTime(this.sec + Number(ns / 1_000_000_000n) + carry, nsec, this.offset);
   }
 
   /** Go's RFC3339Nano text. Throws for years outside 0..9999, like time.MarshalJSON. */

@@ -143,4 +143,41 @@ describe('MasterIndex', () => {
     });
     expect(m.size).toBe(5000);
   });
+
+  it('numbers entries for passes over the whole index: one canonical entry per blob, its copies in pack order', () => {
+    const m = new MasterIndex();
+    const [p1, p2, a, b] = ids(12, 4) as [string, string, string, string];
+    const g0 = m.generation;
+    expect(
+      m.addPack(p1, [
+        { type: 'data', id: a, offset: 50, length: 40, uncompressedLength: 0 },
+        { type: 'tree', id: a, offset: 0, length: 50, uncompressedLength: 70 },
+      ]),
+    ).toBe(0);
+    expect(
+      m.addPack(p2, [
+        { type: 'data', id: a, offset: 0, length: 40, uncompressedLength: 0 },
+        { type: 'data', id: b, offset: 40, length: 10, uncompressedLength: 0 },
+      ]),
+    ).toBe(1);
+    // A pack listed twice (two index files) adds its entries twice; packEntries gives each offset once.
+    expect(m.addPack(p1, [{ type: 'tree', id: a, offset: 0, length: 50, uncompressedLength: 70 }])).toBe(0);
+    expect(m.generation).toBe(g0 + 3);
+    expect(m.packNumber(p2)).toBe(1);
+    const data = m.findEntry('data', a);
+    expect(m.canonicalEntry(0)).toBe(data);
+    expect(m.canonicalEntry(2)).toBe(data);
+    expect(m.canonicalEntry(1)).toBe(m.findEntry('tree', a));
+    expect(m.canonicalEntry(4)).toBe(m.findEntry('tree', a));
+    expect(m.findEntry('data', b)).toBe(3);
+    expect(m.findEntry('tree', b)).toBe(-1);
+    expect([m.entryType(1), m.entryID(1), m.entryPack(1), m.entryOffset(1), m.entryLength(1), m.entryUncompressedLength(1)]).toEqual(['tree', a, 0, 0, 50, 70]);
+    expect(m.packEntries(0)).toEqual([1, 0]);
+    expect(m.packEntries(1)).toEqual([2, 3]);
+    m.clear();
+    expect([m.size, m.packCount, m.has('data', a), m.packNumber(p1)]).toEqual([0, 0, false, undefined]);
+    expect(m.generation).toBe(g0 + 4);
+    m.addPack(p2, [{ type: 'data', id: b, offset: 0, length: 10, uncompressedLength: 0 }]);
+    expect(m.lookup('data', b)?.packID).toBe(p2);
+  });
 });

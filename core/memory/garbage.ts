@@ -10,7 +10,7 @@
 // allocates (and drops) one large ArrayBuffer that is never written: V8 counts its size as
 // external memory and collects at once, while its pages, mapped fresh and never touched, cost
 // no resident memory. A worker encrypting 1.5 GB through WebCrypto in 128 KiB pieces
-// (bench/browser/garbage-cost.mjs 0,8,0,8): renderer PSS peak 226–241 MiB without, 122–128
+// (bench/probes/garbage-cost.mjs 0,8,0,8): renderer PSS peak 226–241 MiB without, 122–128
 // with a nudge every 8 MiB, in the same time (1.8–2.0 s). A D1 backup in Chromium: page
 // process 309–365 → 236–243 MiB (with one pack buffer per saver), no slower.
 

@@ -18,7 +18,7 @@ export interface PackedBlob {
   uncompressedLength: number;
 }
 
-const PLAIN_ENTRY = 1 + 4 + 32;
+export const PLAIN_ENTRY = 1 + 4 + 32;
 export const COMPRESSED_ENTRY = 1 + 4 + 4 + 32;
 /** restic refuses headers above 16 MiB. */
 export const MAX_HEADER_SIZE = 16 * 1024 * 1024;

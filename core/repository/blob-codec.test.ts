@@ -195,7 +195,7 @@ describe('blob codec', () => {
       // Length in the index disagrees with the frame.
       const e1 = await rejection(decodeBlob(key, b.sealed, { type: 'tree', id, uncompressedLength: plain.length + 1, packID: pack }));
       expect(isCairnError(e1, 'DECOMPRESS_FAILED')).toBe(true);
-      expect((e1 as Error).message).toBe(`tree blob ${id.slice(0, 8)} in pack cdcdcdcd does not decompress`);
+      expect((e1 as Error).message).toBe(`tree blob ${id.slice(0, 8)} in pack cdcdcdcd does not decompress: zstd frame declares 51200 bytes, expected 51201`);
       expect((e1 as { detail: unknown }).detail).toEqual({ blob: id, type: 'tree', pack });
       // Index says compressed, but the blob was stored as is (and is not a zstd frame).
       const raw = await seal(key, plain);

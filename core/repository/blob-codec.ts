@@ -85,7 +85,10 @@ export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inP
     try {
       plain = decompress(plain, ref.uncompressedLength);
     } catch (e) {
-      throw new CairnError('DECOMPRESS_FAILED', `${ref.type} blob ${ref.id.slice(0, 8)}${where} does not decompress`, { cause: e, detail });
+      throw new CairnError('DECOMPRESS_FAILED', `${ref.type} blob ${ref.id.slice(0, 8)}${where} does not decompress: ${(e as Error).message}`, {
+        cause: e,
+        detail,
+      });
     }
   }
   const got = await hashID(plain);

@@ -189,6 +189,19 @@ describe('key files', () => {
       expect((e as Error).message).toMatch(/1 unreadable key file\(s\) skipped/);
     });
 
+    it('a key file of a megabyte is refused unread (it could have been gigabytes); the good one still opens', async () => {
+      const be = new MemoryBackend();
+      const huge = await saveRaw(be, `{"kdf":"scrypt","pad":"${'x'.repeat(1 << 20)}"}`);
+      const loads: string[] = [];
+      const watched: Backend = { ...be, list: (t, o) => be.list(t, o), load: (h, o) => (loads.push(h.name), be.load(h, o)) } as Backend;
+      const e = await searchKey(watched, 'pw').catch((x: unknown) => x);
+      expect(isCairnError(e, 'BAD_KEY_FILE') && e.message).toBe(`key ${huge.slice(0, 8)}: ${(1 << 20) + 25} bytes, not a key file`);
+      expect(loads).toEqual([]);
+      const id = await addKey(be, master, 'a', OWNER, TEST_KDF);
+      expect((await searchKey(watched, 'a')).id).toBe(id);
+      expect(loads).toEqual([id]);
+    });
+
     it('a broken key does not stop a good one from opening', async () => {
       const be = new MemoryBackend();
       await saveRaw(be, 'garbage');

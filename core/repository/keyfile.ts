@@ -9,29 +9,13 @@ import { open, seal } from '../crypto/seal';
 import { primitives } from '../crypto/primitives';
 import { hashID, type ID } from '../id';
 import type { Backend } from '../backend/backend';
+import { DEFAULT_KDF, validateKdfParams, type KdfParams } from './kdf-params';
 
-export interface KdfParams {
-  N: number;
-  r: number;
-  p: number;
-}
-
-/**
- * What new keys use. restic calibrates scrypt to ~0.5 s and 60 MiB (N = 2^15, r = 8, p scaled
- * up); we fix N = 2^15, r = 8, p = 1 so a browser tab can open the key in well under a second.
- */
-export const DEFAULT_KDF: KdfParams = { N: 32768, r: 8, p: 1 };
-/** Weak parameters for tests only (restic's tests do the same). */
-export const TEST_KDF: KdfParams = { N: 1024, r: 8, p: 1 };
+export { DEFAULT_KDF, TEST_KDF, type KdfParams } from './kdf-params';
 
 const SALT_SIZE = 64;
-/** Refuse parameters that would exhaust memory or time (N=2^20,r=8 is 1 GiB). */
-const MAX_N = 1 << 20;
-/**
- * scrypt needs 128·N·r bytes. Fix: bounding N and r separately still let N=2^20 with r=64
- * through — an 8 GiB allocation from a key file anyone can write — so bound the product.
- */
-const MAX_MEMORY = 1 << 30;
+/** Key files larger than this are not read (restic's are ~450 bytes). */
+const MAX_KEY_FILE = 64 * 1024;
 
 export interface KeyFileJSON {
   created: string;
@@ -60,23 +44,6 @@ export interface KeyOwner {
   created?: string;
 }
 
-function validateParams(p: KdfParams, id: string): void {
-  const ok =
-    Number.isInteger(p.N) &&
-    p.N > 1 &&
-    (p.N & (p.N - 1)) === 0 &&
-    p.N <= MAX_N &&
-    Number.isInteger(p.r) &&
-    p.r >= 1 &&
-    p.r <= 64 &&
-    Number.isInteger(p.p) &&
-    p.p >= 1 &&
-    p.p <= 1024 &&
-    p.r * p.p < 1 << 30 &&
-    128 * p.N * p.r <= MAX_MEMORY;
-  if (!ok) throw new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: unsupported scrypt parameters N=${p.N} r=${p.r} p=${p.p}`, { detail: { key: id } });
-}
-
 export function parseKeyFile(bytes: Uint8Array, id: string): KeyFileJSON {
   const bad = (msg: string, cause?: unknown) => new CairnError('BAD_KEY_FILE', `key ${id.slice(0, 8)}: ${msg}`, { cause, detail: { key: id } });
   let j: Partial<KeyFileJSON>;
@@ -88,7 +55,7 @@ export function parseKeyFile(bytes: Uint8Array, id: string): KeyFileJSON {
   if (!j || typeof j !== 'object') throw bad('not a JSON object');
   if (j.kdf !== 'scrypt') throw bad(`unsupported KDF ${JSON.stringify(j.kdf)} (only scrypt)`);
   if (typeof j.salt !== 'string' || typeof j.data !== 'string') throw bad('missing salt or data');
-  validateParams({ N: j.N as number, r: j.r as number, p: j.p as number }, id);
+  validateKdfParams({ N: j.N as number, r: j.r as number, p: j.p as number }, id);
   return j as KeyFileJSON;
 }
 
@@ -124,7 +91,7 @@ export async function openKeyFile(j: KeyFileJSON, password: string, id: string):
 
 /** Writes a new key file wrapping `master` under `password`; returns its ID. */
 export async function addKey(backend: Backend, master: Key, password: string, owner: KeyOwner, params: KdfParams = DEFAULT_KDF): Promise<ID> {
-  validateParams(params, 'new');
+  validateKdfParams(params, 'new');
   const salt = primitives().randomBytes(SALT_SIZE);
   const userKey = await deriveUserKey(password, salt, params);
   const sealed = await seal(userKey, new TextEncoder().encode(JSON.stringify(master.toJSON())));
@@ -157,29 +124,41 @@ export interface FoundKey {
  */
 export async function searchKey(backend: Backend, password: string, opts: { keyHint?: string; signal?: AbortSignal } = {}): Promise<FoundKey> {
   const ids: ID[] = [];
-  for await (const fi of backend.list('keys', { signal: opts.signal })) ids.push(fi.name);
-  if (ids.length === 0) throw new CairnError('NO_KEY', 'repository has no key files', { op: 'open' });
+  const broken: CairnError[] = [];
+  for await (const fi of backend.list('keys', { signal: opts.signal })) {
+    // A key file is some 450 bytes: a huge one is not read at all (it could exhaust memory).
+    if (fi.size > MAX_KEY_FILE)
+      broken.push(new CairnError('BAD_KEY_FILE', `key ${fi.name.slice(0, 8)}: ${fi.size} bytes, not a key file`, { detail: { key: fi.name } }));
+    else ids.push(fi.name);
+  }
+  if (ids.length === 0 && broken.length === 0) throw new CairnError('NO_KEY', 'repository has no key files', { op: 'open' });
   if (opts.keyHint) {
     const i = ids.findIndex((id) => id.startsWith(opts.keyHint!));
     if (i > 0) ids.unshift(...ids.splice(i, 1));
   }
   let wrong = 0;
-  const broken: CairnError[] = [];
   for (const id of ids) {
+    let bytes: Uint8Array | undefined;
     try {
-      const bytes = await backend.load({ type: 'keys', name: id }, { signal: opts.signal });
+      bytes = await backend.load({ type: 'keys', name: id }, { signal: opts.signal });
       return { id, key: await openKeyFile(parseKeyFile(bytes, id), password, id) };
     } catch (e) {
-      if (e instanceof CairnError && e.code === 'WRONG_PASSWORD') wrong++;
-      else if (e instanceof CairnError && e.code === 'BAD_KEY_FILE') broken.push(e);
-      else if (isNotFound(e))
-        continue; // removed while we listed
-      else throw e;
+      if (isNotFound(e)) continue; // removed while we listed
+      if (!(e instanceof CairnError) || (e.code !== 'WRONG_PASSWORD' && e.code !== 'BAD_KEY_FILE')) throw e;
+      // A key file is named by its hash: one that no longer matches is damaged, not just another password's.
+      if (bytes && (await hashID(bytes)) !== id) broken.push(damagedKey(id, e));
+      else if (e.code === 'WRONG_PASSWORD') wrong++;
+      else broken.push(e);
     }
   }
   if (wrong === 0 && broken.length > 0) throw broken[0]!;
   const note = broken.length ? ` (${broken.length} unreadable key file(s) skipped: ${broken.map((b) => b.message).join('; ')})` : '';
   throw new CairnError('WRONG_PASSWORD', `wrong password or no key found${note}`, { op: 'open' });
+}
+
+function damagedKey(id: ID, e: CairnError): CairnError {
+  const what = e.code === 'WRONG_PASSWORD' ? `key ${id.slice(0, 8)}: does not open` : e.message;
+  return new CairnError('BAD_KEY_FILE', `${what}, and its content no longer matches its name: the file is damaged`, { cause: e, detail: { key: id } });
 }
 
 export async function readKeyInfo(backend: Backend, id: ID): Promise<KeyFileInfo> {

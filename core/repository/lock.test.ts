@@ -185,6 +185,16 @@ describe('locks', () => {
       const lock = await Lock.acquire(repo, me, true);
       await lock.release();
     });
+
+    it('a lock file of a megabyte is listed as unreadable without being read', async () => {
+      const { repo, backend } = await memRepo();
+      const id = 'cd'.repeat(32);
+      await backend.save({ type: 'locks', name: id }, new Uint8Array(1 << 20));
+      const load = vi.spyOn(backend, 'load');
+      const [listed] = await listLocks(repo);
+      expect(listed).toMatchObject({ id, error: expect.objectContaining({ message: `lock ${id.slice(0, 8)}: 1048576 bytes, not a lock file` }) });
+      expect(load).not.toHaveBeenCalled();
+    });
   });
 
   describe('refresh and release', () => {

@@ -6,7 +6,7 @@
 
 import { CairnError, isNotFound } from '../errors';
 import { GoTime } from '../data/go-time';
-import type { ID } from '../id';
+import { isID, type ID } from '../id';
 import type { Repository } from './repository';
 
 export interface LockInfo {
@@ -64,9 +64,18 @@ export function describeLock(id: ID, l: LockInfo): string {
   return `${l.exclusive ? 'exclusive' : 'non-exclusive'} lock ${id.slice(0, 8)} held by PID ${l.pid} on ${l.hostname} by ${l.username} (UID ${l.uid ?? 0}, GID ${l.gid ?? 0}), created at ${l.time.format()} (${ago}s ago)`;
 }
 
+/** Lock files larger than this are not read (restic's are ~200 bytes sealed). */
+const MAX_LOCK_FILE = 64 * 1024;
+
 export async function listLocks(repo: Repository, signal?: AbortSignal): Promise<{ id: ID; lock?: LockInfo; error?: unknown }[]> {
   const out: { id: ID; lock?: LockInfo; error?: unknown }[] = [];
-  for (const id of await repo.listIDs('locks', signal)) {
+  const listed: { id: ID; size: number }[] = [];
+  for await (const fi of repo.backend.list('locks', { signal })) if (isID(fi.name)) listed.push({ id: fi.name, size: fi.size });
+  for (const { id, size } of listed) {
+    if (size > MAX_LOCK_FILE) {
+      out.push({ id, error: new CairnError('BAD_INDEX', `lock ${id.slice(0, 8)}: ${size} bytes, not a lock file`, { detail: { lock: id } }) });
+      continue;
+    }
     try {
       out.push({ id, lock: decodeLock(await repo.loadJSON('locks', id, signal), id) });
     } catch (e) {
@@ -143,14 +152,25 @@ export class Lock {
     return this.#refreshing;
   }
 
-  async release(): Promise<void> {
+  /**
+   * Removes the lock. With `signal` (an interrupted command's deadline), gives up when it
+   * aborts: a lock left behind goes stale, a command that never ends helps no one.
+   */
+  async release(signal?: AbortSignal): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.#refreshing;
-    await this.#repo.backend.remove({ type: 'locks', name: this.#id }).catch((e) => {
-      if (!isNotFound(e)) throw e;
+    await (signal ? Promise.race([this.#refreshing, aborted(signal)]) : this.#refreshing).catch(() => {});
+    await this.#repo.backend.remove({ type: 'locks', name: this.#id }, { signal }).catch((e) => {
+      if (!isNotFound(e) && !signal?.aborted) throw e;
     });
   }
+}
+
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /**

@@ -231,6 +231,32 @@ describe('Repository', () => {
       expect(isCairnError(await rejection(fresh.loadBlob('data', await hashID(treePlain))), 'BLOB_NOT_FOUND')).toBe(true);
     });
 
+    it('loadIndex records what each index file lists, a pack listed twice once; dropIndex forgets it all', async () => {
+      const { repo, backend } = await memRepo();
+      const a = await storePack(repo, [{ type: 'data', plain: seededBytes(1, 100) }]);
+      const b = await storePack(repo, [
+        { type: 'data', plain: seededBytes(2, 100) },
+        { type: 'data', plain: seededBytes(3, 100) },
+      ]);
+      const f1 = await repo.saveIndex([a, b]);
+      const f2 = await repo.saveIndex([b]);
+      const fresh = await Repository.open(backend, TEST_PASSWORD);
+      await fresh.loadIndex();
+      expect(fresh.index.size).toBe(3);
+      const na = fresh.index.packNumber(a.id)!,
+        nb = fresh.index.packNumber(b.id)!;
+      expect(new Map(fresh.indexFiles)).toEqual(
+        new Map([
+          [f1, { packs: [na, nb], blobs: 3 }],
+          [f2, { packs: [nb], blobs: 2 }],
+        ]),
+      );
+      fresh.dropIndex();
+      expect([fresh.index.size, fresh.indexFiles.size]).toEqual([0, 0]);
+      await fresh.loadIndex();
+      expect([fresh.index.size, fresh.indexFiles.size]).toEqual([3, 2]);
+    });
+
     it('loadIndex callers at the same time share one load; one caller giving up does not fail the other', async () => {
       const { repo, backend } = await memRepo();
       await repo.saveIndex([await storePack(repo, [{ type: 'data', plain: seededBytes(3, 500) }])]);

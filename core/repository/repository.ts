@@ -2,7 +2,7 @@
 // blobs are read. Writing blobs goes through BlobWriter (blob-writer.ts). Mirrors restic's
 // internal/repository.
 
-import { CairnError, isNotFound } from '../errors';
+import { CairnError, isNotFound, throwIfAborted } from '../errors';
 import type { Backend, FileType } from '../backend/backend';
 import { Key } from '../crypto/keys';
 import { open, seal } from '../crypto/seal';
@@ -13,7 +13,7 @@ import type { BlobType } from '../pack/header';
 import { decodeBlob } from './blob-codec';
 import { decodeConfig, encodeConfig, newConfig, type Config } from './config';
 import { addKey, DEFAULT_KDF, searchKey, type KdfParams, type KeyOwner } from './keyfile';
-import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON } from './unpacked';
+import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON, UNPACKED_LIMIT } from './unpacked';
 import type { Pol } from '../chunker/polynomial';
 import type { CompressionMode } from './blob-codec';
 import { mapLimit } from '../concurrency/concurrency';
@@ -33,6 +33,12 @@ export interface OpenOptions {
   signal?: AbortSignal;
 }
 
+/** One index file as loaded: the numbers (in `Repository.index`) of the packs it lists, and its blob count. */
+export interface IndexFileInfo {
+  packs: number[];
+  blobs: number;
+}
+
 export interface RepositoryOptions {
   compression?: CompressionMode;
   packSize?: number;
@@ -41,7 +47,8 @@ export interface RepositoryOptions {
 export class Repository {
   readonly backend: Backend;
   readonly key: Key;
-  readonly keyID: ID;
+  /** The key file this session opened with (replaced when its password is changed: key passwd). */
+  keyID: ID;
   readonly config: Config;
   readonly index = new MasterIndex();
   compression: CompressionMode = 'auto';
@@ -49,6 +56,7 @@ export class Repository {
   /** Sealed blobs kept outside the backend (the app's offline tree cache); see blob-cache.ts. */
   blobCache: BlobCache | undefined;
   #indexLoaded = false;
+  readonly #indexFiles = new Map<ID, IndexFileInfo>();
   #indexLoading: Promise<void> | undefined;
   /**
    * Sealed tree blobs read ahead with a sibling: a tree miss reads every tree of its pack in
@@ -83,17 +91,23 @@ export class Repository {
   }
 
   static async open(backend: Backend, password: string, opts: OpenOptions = {}): Promise<Repository> {
-    if (!(await exists(backend))) {
+    if (!(await exists(backend, opts.signal))) {
       throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location} (config file not found)`, { op: 'open' });
     }
     const { id, key } = await searchKey(backend, password, opts);
+    const sealed = await backend.load({ type: 'config', name: '' }, { signal: opts.signal });
     let config: Config;
     try {
-      const plain = await open(key, await backend.load({ type: 'config', name: '' }, { signal: opts.signal }));
-      config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG'), 'config', 'BAD_CONFIG'));
+      const plain = await open(key, sealed);
+      config = decodeConfig(parseJSON(decodeUnpackedPlain(plain, 'config', 'BAD_CONFIG', UNPACKED_LIMIT.config), 'config', 'BAD_CONFIG'));
     } catch (e) {
       if (e instanceof CairnError && e.code === 'BAD_CONFIG') throw e;
-      throw new CairnError('BAD_CONFIG', `config cannot be read: ${(e as Error).message}`, { cause: e, op: 'open' });
+      // restic: "config or key … is damaged": the key opened, so the config is the likelier one.
+      const why =
+        e instanceof CairnError && e.code === 'MAC_MISMATCH'
+          ? `fails authentication with key ${id.slice(0, 8)} (the config, or that key, is damaged)`
+          : (e as Error).message;
+      throw new CairnError('BAD_CONFIG', `config cannot be read: ${why}`, { cause: e, op: 'open' });
     }
     return new Repository(backend, key, id, config);
   }
@@ -124,7 +138,7 @@ export class Repository {
     } catch (e) {
       throw new CairnError('MAC_MISMATCH', `${what}: fails authentication (corrupt, or written with another key)`, { cause: e, detail: { type, id } });
     }
-    return decodeUnpackedPlain(plain, what, code);
+    return decodeUnpackedPlain(plain, what, code, UNPACKED_LIMIT[type]);
   }
 
   /** Seals JSON as an unpacked file and stores it; returns its ID. */
@@ -162,10 +176,34 @@ export class Repository {
     let done = 0;
     await mapLimit(ids, 8, async (id) => {
       const packs = decodeIndex(await this.loadJSON('index', id, opts.signal), id);
-      for (const p of packs) this.index.addPack(p.id, p.blobs);
+      const numbers: number[] = [];
+      let blobs = 0;
+      for (const p of packs) {
+        // A pack listed by two files (an interrupted index rewrite) is the same pack: once.
+        numbers.push(this.index.packNumber(p.id) ?? this.index.addPack(p.id, p.blobs));
+        blobs += p.blobs.length;
+      }
+      this.#indexFiles.set(id, { packs: numbers, blobs });
       opts.onFile?.(++done, ids.length);
     });
     this.#indexLoaded = true;
+  }
+
+  /** What each index file loaded by `loadIndex` lists (prune rewrites the index file by file). */
+  get indexFiles(): ReadonlyMap<ID, IndexFileInfo> {
+    return this.#indexFiles;
+  }
+
+  /**
+   * Forgets the loaded index and everything read ahead through it; the next `loadIndex` reads
+   * the files again (prune: after taking its lock, and after rewriting the index).
+   */
+  dropIndex(): void {
+    this.index.clear();
+    this.#indexFiles.clear();
+    this.#indexLoaded = false;
+    this.#treesAhead.clear();
+    this.#treesAheadBytes = 0;
   }
 
   /** Writes one index file listing `packs` (already stored) and adds them to the master index. */
@@ -211,7 +249,7 @@ export class Repository {
         return plain;
       } catch (e) {
         if (e instanceof CairnError && e.code === 'ABORTED') throw e;
-        last = e;
+        last = outOfPack(e, type, id, loc);
       }
     }
     throw last;
@@ -220,14 +258,7 @@ export class Repository {
   /** A tree from the read-ahead, reading its pack's trees first if they are not there. */
   async #treeAhead(id: ID, locs: BlobLocation[], cache: BlobCache | undefined, signal?: AbortSignal): Promise<Uint8Array | undefined> {
     const loc = locs[0]!;
-    if (!this.#treesAhead.has(id)) {
-      let loading = this.#treePackLoads.get(loc.packID);
-      if (!loading) {
-        loading = this.#readTreePack(loc.packID, signal).finally(() => this.#treePackLoads.delete(loc.packID));
-        this.#treePackLoads.set(loc.packID, loading);
-      }
-      await loading.catch(() => {}); // a failed read-ahead falls back to reading the blob alone
-    }
+    if (!this.#treesAhead.has(id)) await this.#loadTreePack(loc.packID, signal).catch(() => {}); // a failed read-ahead falls back to reading the blob alone
     const sealed = this.#treesAhead.get(id);
     if (!sealed) return undefined;
     for (const l of locs) {
@@ -242,6 +273,40 @@ export class Repository {
     }
     this.#dropAhead(id);
     return undefined;
+  }
+
+  /** Reads a pack's trees ahead once, however many ask at the same time. */
+  #loadTreePack(packID: ID, signal?: AbortSignal): Promise<void> {
+    let loading = this.#treePackLoads.get(packID);
+    if (!loading) {
+      loading = this.#readTreePack(packID, signal).finally(() => this.#treePackLoads.delete(packID));
+      this.#treePackLoads.set(packID, loading);
+    }
+    return loading;
+  }
+
+  /**
+   * Reads the trees of every pack holding trees ahead, `concurrency` packs at once, as far as
+   * half the read-ahead budget goes: for a walk over all snapshots (prune), whose trees would
+   * otherwise be found pack by pack, one request after another.
+   */
+  async readTreesAhead(opts: { signal?: AbortSignal; concurrency?: number } = {}): Promise<void> {
+    const packs: ID[] = [];
+    let bytes = 0;
+    for (const packID of this.index.packIDs()) {
+      const trees = this.index.treesInPack(packID);
+      if (trees.length < 2) continue;
+      const span = trees[trees.length - 1]!.offset + trees[trees.length - 1]!.length - trees[0]!.offset;
+      const treeBytes = trees.reduce((n, t) => n + t.length, 0);
+      if (treeBytes * 2 < span || bytes + span > TREES_AHEAD_BUDGET / 2) continue; // as #readTreePack
+      bytes += span;
+      packs.push(packID);
+    }
+    await mapLimit(packs, Math.max(1, opts.concurrency ?? 4), async (packID) => {
+      throwIfAborted(opts.signal);
+      // A pack that cannot be read ahead is read tree by tree when needed.
+      await this.#loadTreePack(packID, opts.signal).catch(() => throwIfAborted(opts.signal));
+    });
   }
 
   async #readTreePack(packID: ID, signal?: AbortSignal): Promise<void> {
@@ -274,18 +339,28 @@ export class Repository {
   }
 }
 
+/** A read past the end of a pack, said as what it means: the index and the pack disagree. */
+function outOfPack(e: unknown, type: BlobType, id: ID, loc: BlobLocation): unknown {
+  if (!(e instanceof CairnError) || e.detail['reason'] !== 'out-of-range') return e;
+  return new CairnError(
+    'BAD_PACK',
+    `pack ${loc.packID.slice(0, 8)} is shorter than its index says: ${type} blob ${id.slice(0, 8)} at offset ${loc.offset}, length ${loc.length} runs past its end (${String(e.detail['size'])} bytes)`,
+    { cause: e, detail: { pack: loc.packID, blob: id, type } },
+  );
+}
+
 /** Bytes of sealed trees kept from read-ahead. */
 const TREES_AHEAD_BUDGET = 64 << 20;
 
-async function exists(backend: Backend): Promise<boolean> {
+async function exists(backend: Backend, signal?: AbortSignal): Promise<boolean> {
   try {
-    await backend.stat({ type: 'config', name: '' });
+    await backend.stat({ type: 'config', name: '' }, { signal });
     return true;
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
   // A HEAD of a missing object and of a missing bucket look the same (404, no body); a
   // listing tells them apart, so the error can name the real problem (NO_SUCH_BUCKET).
-  for await (const _ of backend.list('keys')) break;
+  for await (const _ of backend.list('keys', { signal })) break;
   return false;
 }

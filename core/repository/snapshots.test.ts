@@ -48,7 +48,7 @@ describe('snapshots', () => {
     const e = await rejection(listSnapshots(repo));
     expect(isCairnError(e, 'BAD_SNAPSHOT')).toBe(true);
     expect((e as Error).message).toMatch(new RegExp(`^snapshot ${bad.slice(0, 8)}: `));
-    expect((e as { detail: unknown }).detail).toEqual({ snapshot: bad });
+    expect((e as { detail: unknown }).detail).toEqual({ snapshot: bad, damage: 'BAD_SNAPSHOT' });
   });
 
   it('loadSnapshot returns the decoded snapshot', async () => {
@@ -72,11 +72,13 @@ describe('snapshots', () => {
       expect(isCairnError(await rejection(findSnapshot(repo, 'latest', { hosts: ['nobody'] })), 'SNAPSHOT_NOT_FOUND')).toBe(true);
     });
 
-    it('latest skips an unreadable snapshot instead of failing', async () => {
+    it('latest refuses, naming it, while a snapshot is unreadable (it may be the newest; restic: "Error loading snapshot")', async () => {
       const { repo } = await memRepo();
       const ok = await save(repo, snap({ at: '2024-01-01T00:00:00Z' }));
-      await repo.saveJSON('snapshots', 'garbage');
-      expect((await findSnapshot(repo, 'latest')).id).toBe(ok);
+      const bad = await repo.saveJSON('snapshots', 'garbage');
+      const e = await rejection(findSnapshot(repo, 'latest'));
+      expect(isCairnError(e, 'BAD_SNAPSHOT') && e.message).toMatch(new RegExp(`^snapshot ${bad.slice(0, 8)}: .*; cannot tell which snapshot is the latest`));
+      expect((await findSnapshot(repo, ok.slice(0, 8))).id).toBe(ok);
     });
 
     it('latest in an empty repository is SNAPSHOT_NOT_FOUND', async () => {

@@ -21,22 +21,31 @@ export interface SnapshotFilter {
   tags?: string[];
 }
 
+/** Damage to the file itself (as opposed to the storage failing to deliver it). */
+const DAMAGE: ReadonlySet<string> = new Set(['BAD_SNAPSHOT', 'HASH_MISMATCH', 'MAC_MISMATCH', 'DECOMPRESS_FAILED']);
+
+/** Loads one snapshot; a damaged file is a BAD_SNAPSHOT whose message starts "snapshot 1234abcd: ". */
 export async function loadSnapshot(repo: Repository, id: ID, signal?: AbortSignal): Promise<Snapshot> {
   try {
     return decodeSnapshot(await repo.loadUnpacked('snapshots', id, signal));
   } catch (e) {
-    if (e instanceof CairnError && e.code === 'BAD_SNAPSHOT') {
-      throw new CairnError('BAD_SNAPSHOT', `snapshot ${id.slice(0, 8)}: ${e.message}`, { cause: e, detail: { snapshot: id } });
+    if (e instanceof CairnError && DAMAGE.has(e.code)) {
+      const name = `snapshot ${id.slice(0, 8)}`;
+      const reason = e.message.startsWith(name + ': ') ? e.message.slice(name.length + 2) : e.message;
+      throw new CairnError('BAD_SNAPSHOT', `${name}: ${reason}`, { cause: e, detail: { snapshot: id, damage: e.code } });
     }
     throw e;
   }
 }
 
+/** Told of each snapshot that could not be read (and was left out). */
+export type SnapshotErrorHandler = (id: ID, e: unknown) => void;
+
 /**
  * Every snapshot, oldest first. Unreadable ones are reported through `onError` and skipped
  * (a malformed snapshot must not hide the good ones), or thrown when no callback is given.
  */
-export async function listSnapshots(repo: Repository, opts: { signal?: AbortSignal; onError?: (id: ID, e: unknown) => void } = {}): Promise<SnapshotEntry[]> {
+export async function listSnapshots(repo: Repository, opts: { signal?: AbortSignal; onError?: SnapshotErrorHandler } = {}): Promise<SnapshotEntry[]> {
   const ids = await repo.listIDs('snapshots', opts.signal);
   const out: SnapshotEntry[] = [];
   await mapLimit(ids, 8, async (id) => {
@@ -53,31 +62,52 @@ export async function listSnapshots(repo: Repository, opts: { signal?: AbortSign
 export function matches(sn: Snapshot, f: SnapshotFilter): boolean {
   if (f.hosts?.length && !f.hosts.includes(sn.hostname ?? '')) return false;
   if (f.paths?.length && !f.paths.every((p) => sn.paths.includes(p))) return false;
-  if (f.tags?.length) {
-    const have = new Set(sn.tags ?? []);
-    if (!f.tags.some((group) => hasTags(have, group))) return false;
+  if (
+    f.tags?.length &&
+    !f.tags.some((group) =>
+      hasTags(
+        sn.tags,
+        group.split(',').map((t) => t.trim()),
+      ),
+    )
+  )
+    return false;
+  return true;
+}
+
+/**
+ * restic's Snapshot.HasTags (internal/restic/snapshot.go), for a list split by splitTagList
+ * (comma-separated, each tag trimmed): every tag present, in order, except that an empty tag
+ * reached first matches a snapshot without tags — so [''] matches only untagged snapshots.
+ * Fix: we dropped empty tags and did not trim, so `--tag ''` matched every snapshot and
+ * `--tag 'a, b'` looked for " b".
+ */
+export function hasTags(tags: readonly string[] | undefined, list: readonly string[]): boolean {
+  const have = tags ?? [];
+  for (const tag of list) {
+    if (tag === '' && have.length === 0) return true;
+    if (!have.includes(tag)) return false;
   }
   return true;
 }
 
 /**
- * restic's splitTagList + Snapshot.HasTags (internal/restic/tag_list.go, snapshot.go). Fix:
- * we dropped empty tags and did not trim, so `--tag ''` matched every snapshot (restic: only
- * untagged ones) and `--tag 'a, b'` looked for " b".
+ * Resolves `latest` or a (unique) ID prefix among the snapshots matching `filter`. `latest`
+ * cannot be told while a snapshot is unreadable (it may be the newest): as restic, that is an
+ * error naming the damaged snapshot, not a quiet fall-back to an older one.
  */
-function hasTags(have: ReadonlySet<string>, group: string): boolean {
-  for (const raw of group.split(',')) {
-    const tag = raw.trim();
-    if (tag === '' && have.size === 0) return true;
-    if (!have.has(tag)) return false;
-  }
-  return true;
-}
-
-/** Resolves `latest` or a (unique) ID prefix among the snapshots matching `filter`. */
 export async function findSnapshot(repo: Repository, ref: string, filter: SnapshotFilter = {}, signal?: AbortSignal): Promise<SnapshotEntry> {
   if (ref === 'latest') {
-    const all = (await listSnapshots(repo, { signal, onError: () => {} })).filter((e) => matches(e.snapshot, filter));
+    const unreadable: CairnError[] = [];
+    const listed = await listSnapshots(repo, { signal, onError: (_, e) => unreadable.push(asSnapshotError(e)) });
+    if (unreadable.length) {
+      const more = unreadable.length > 1 ? ` (and ${unreadable.length - 1} more unreadable)` : '';
+      throw new CairnError('BAD_SNAPSHOT', `${unreadable[0]!.message}${more}; cannot tell which snapshot is the latest: name one by its ID (cairn snapshots)`, {
+        cause: unreadable[0],
+        detail: { snapshots: unreadable.map((u) => u.detail['snapshot']) },
+      });
+    }
+    const all = listed.filter((e) => matches(e.snapshot, filter));
     const last = all[all.length - 1];
     if (!last) throw new CairnError('SNAPSHOT_NOT_FOUND', 'no snapshot found (latest)');
     return last;
@@ -95,11 +125,22 @@ export async function findSnapshot(repo: Repository, ref: string, filter: Snapsh
  * filters the same way). Fix: we required exactly the same set of paths, so backing up /a
  * after a backup of /a and /b found no parent and re-read every file.
  */
-export async function findParent(repo: Repository, hostname: string, paths: string[], signal?: AbortSignal): Promise<SnapshotEntry | undefined> {
-  const all = await listSnapshots(repo, { signal, onError: () => {} });
+export async function findParent(
+  repo: Repository,
+  hostname: string,
+  paths: string[],
+  signal?: AbortSignal,
+  onError: SnapshotErrorHandler = () => {},
+): Promise<SnapshotEntry | undefined> {
+  // An unreadable snapshot cannot be a parent; leaving it out only costs re-reading files.
+  const all = await listSnapshots(repo, { signal, onError });
   for (let i = all.length - 1; i >= 0; i--) {
     const e = all[i]!;
     if ((e.snapshot.hostname ?? '') === hostname && paths.every((p) => e.snapshot.paths.includes(p))) return e;
   }
   return undefined;
+}
+
+function asSnapshotError(e: unknown): CairnError {
+  return e instanceof CairnError ? e : new CairnError('BAD_SNAPSHOT', String((e as Error)?.message ?? e), { cause: e });
 }

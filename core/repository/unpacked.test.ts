@@ -56,7 +56,7 @@ describe('unpacked files', () => {
     for (const bad of [good.subarray(0, good.length - 5), Uint8Array.of(2, ...seededBytes(1, 100)), Uint8Array.of(2)]) {
       const e = errorOf(() => decodeUnpackedPlain(bad, 'index ab', 'BAD_INDEX'));
       expect(isCairnError(e, 'BAD_INDEX')).toBe(true);
-      expect((e as Error).message).toBe('index ab: does not decompress');
+      expect((e as Error).message).toMatch(/^index ab: does not decompress: (not a zstd frame|zstd frame is corrupt)/);
     }
   });
 

@@ -18,13 +18,26 @@ export function encodeUnpackedPlain(json: string | Uint8Array, version: number):
   return out;
 }
 
-/** The JSON bytes inside an unpacked file's plaintext. */
-export function decodeUnpackedPlain(plain: Uint8Array, what: string, code: ErrorCode): Uint8Array {
+/**
+ * The most an unpacked file may expand to (its zstd frame says nothing trustworthy). restic
+ * writes an index file per 50 000 blobs (150 000 compressed), some 20 MiB of JSON; snapshots
+ * hold their paths, tags and excludes; locks and the config are a few hundred bytes. The limits
+ * leave ten times room and bound what a decompression bomb can take.
+ */
+export const UNPACKED_LIMIT: Record<'index' | 'snapshots' | 'locks' | 'config', number> = {
+  index: 256 << 20,
+  snapshots: 256 << 20,
+  locks: 1 << 20,
+  config: 1 << 20,
+};
+
+/** The JSON bytes inside an unpacked file's plaintext, expanded to at most `maxSize` bytes. */
+export function decodeUnpackedPlain(plain: Uint8Array, what: string, code: ErrorCode, maxSize?: number): Uint8Array {
   if (plain[0] === 2) {
     try {
-      return decompress(plain.subarray(1));
+      return decompress(plain.subarray(1), undefined, maxSize);
     } catch (e) {
-      throw new CairnError(code, `${what}: does not decompress`, { cause: e });
+      throw new CairnError(code, `${what}: does not decompress: ${(e as Error).message}`, { cause: e });
     }
   }
   if (plain[0] === 0x7b || plain[0] === 0x5b) return plain;

@@ -111,7 +111,7 @@ export class FileWriters {
     } finally {
       // All its blobs are written (remaining is 0): the plan lives on until the restore ends,
       // its finished writers need not. A browser's writer holds file handles whose memory
-      // (~18 KiB per file in Chromium, bench/browser/handle-memory.mjs) stays while reachable:
+      // (~18 KiB per file in Chromium, bench/probes/handle-memory.mjs) stays while reachable:
       // D2's 50 000 files held 787-936 MiB in the page's renderer.
       f.writer = undefined;
     }

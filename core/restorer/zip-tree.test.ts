@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { initEngine, memRepo } from '../../test/helpers/mem-repo';
 import { writeHostileSnapshot, type HostileNode } from '../../test/helpers/hostile-repo';
 import { loadSnapshot } from '../repository/snapshots';
+import { loadTree } from '../walker';
 import { zipTree } from './zip-tree';
 
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
@@ -78,5 +79,40 @@ describe('zipTree on a hostile tree', () => {
     const { repo } = await memRepo();
     const tree = (await loadSnapshot(repo, await writeHostileSnapshot(repo, [{ name: 'f', type: 'file', data: 'f' }]))).tree;
     await expect(zipTree(repo, { kind: 'tree', tree, name: '..' }, () => {})).rejects.toMatchObject({ code: 'INVALID_NAME' });
+  });
+
+  it('zips several roots of one folder side by side, and refuses any root whose name could leave the folder', async () => {
+    const { repo } = await memRepo();
+    const nodes: HostileNode[] = [
+      { name: 'a.txt', type: 'file', data: 'A' },
+      { name: 'skip.txt', type: 'file', data: 'S' },
+      { name: 'sub', type: 'dir', children: [{ name: 'in.txt', type: 'file', data: 'IN' }] },
+    ];
+    const root = await loadTree(repo, (await loadSnapshot(repo, await writeHostileSnapshot(repo, nodes))).tree);
+    const file = root.nodes.find((n) => n.name === 'a.txt')!;
+    const sub = root.nodes.find((n) => n.name === 'sub')!;
+    const chunks: Uint8Array[] = [];
+    const result = await zipTree(
+      repo,
+      [
+        { kind: 'node', node: file },
+        { kind: 'tree', tree: sub.subtree!, name: 'sub' },
+      ],
+      (c) => void chunks.push(c.slice()),
+    );
+    expect(result).toMatchObject({ files: 2, errors: [] });
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-zip-tree-'));
+    try {
+      writeFileSync(join(dir, 'a.zip'), Buffer.concat(chunks));
+      const entries = JSON.parse(execFileSync(PYTHON, ['-c', LIST, join(dir, 'a.zip')], { encoding: 'utf8' })) as Record<string, string>;
+      expect(entries).toEqual({ 'sub/': '', 'a.txt': 'A', 'sub/in.txt': 'IN' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const bad = [
+      { kind: 'node' as const, node: file },
+      { kind: 'tree' as const, tree: sub.subtree!, name: '../up' },
+    ];
+    await expect(zipTree(repo, bad, () => {})).rejects.toMatchObject({ code: 'INVALID_NAME' });
   });
 });

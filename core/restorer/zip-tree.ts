@@ -25,14 +25,20 @@ export interface ZipTreeOptions {
   forceZip64?: boolean;
 }
 
-/** What goes into the archive: a directory's subtree under `name/`, or one file. */
+/**
+ * What goes into the archive: a directory's subtree under `name/`, or one file. Several roots
+ * (ticked items of one folder) sit side by side at the archive's top level.
+ */
 export type ZipRoot = { kind: 'tree'; tree: ID; name: string } | { kind: 'node'; node: Node };
+
+const rootPath = (r: ZipRoot): string[] => (r.kind === 'node' ? [r.node.name] : r.name ? [r.name] : []);
 
 const mtimeOf = (n: Node) => new Date(n.mtime.unixMillis());
 const permOf = (n: Node) => (n.mode ?? 0o644) & 0o7777;
 
-export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, opts: ZipTreeOptions = {}): Promise<RestoreResult> {
+export async function zipTree(repo: Repository, root: ZipRoot | readonly ZipRoot[], sink: ZipSink, opts: ZipTreeOptions = {}): Promise<RestoreResult> {
   const signal = opts.signal;
+  const roots: readonly ZipRoot[] = Array.isArray(root) ? root : [root as ZipRoot];
   await repo.loadIndex({ signal });
   const progress = new ProgressTracker('downloading', opts.onProgress);
   const errors: RestoreError[] = [];
@@ -43,13 +49,15 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
     progress.errors++;
   };
   const zip = new ZipWriter(sink, { forceZip64: opts.forceZip64 });
-  const items = () => entries(repo, root, signal, fail);
-  assertSafePath(root.kind === 'node' ? [root.node.name] : root.name ? [root.name] : []);
+  const items = () => entries(repo, roots, signal, fail);
+  for (const r of roots) assertSafePath(rootPath(r));
   await countTotals(items(), progress);
   errors.length = 0; // the data pass reports tree errors again
   progress.errors = 0;
 
-  if (root.kind === 'tree' && root.name) await zip.directory(root.name, { mtime: new Date() });
+  // A tree root's own folder entry goes first; with several roots, each before its contents
+  // would need the walk's order broken up, so they all lead (an unzipper makes folders as needed).
+  for (const r of roots) if (r.kind === 'tree' && r.name) await zip.directory(r.name, { mtime: new Date() });
   for await (const { path, node, content } of lookahead(repo, items(), { signal, ranges: opts.ranges, decodePack: opts.decodePack, crc: true })) {
     throwIfAborted(signal);
     const name = path.join('/');
@@ -87,10 +95,23 @@ export async function zipTree(repo: Repository, root: ZipRoot, sink: ZipSink, op
 }
 
 /**
- * What goes into the archive, in order. The walk itself, not wrapped in another generator:
- * every item would pass through it (see walk). Its paths already start with the root's name.
+ * What goes into the archive, in order. One root's items are the walk itself, not wrapped in
+ * another generator: every item would pass through it (see walk). Its paths already start with
+ * the root's name.
  */
-function entries(repo: Repository, root: ZipRoot, signal: AbortSignal | undefined, fail: (path: string, e: unknown) => void): AsyncGenerator<WalkItem> {
+function entries(
+  repo: Repository,
+  roots: readonly ZipRoot[],
+  signal: AbortSignal | undefined,
+  fail: (path: string, e: unknown) => void,
+): AsyncGenerator<WalkItem> {
+  if (roots.length === 1) return rootEntries(repo, roots[0]!, signal, fail);
+  return (async function* () {
+    for (const r of roots) yield* rootEntries(repo, r, signal, fail);
+  })();
+}
+
+function rootEntries(repo: Repository, root: ZipRoot, signal: AbortSignal | undefined, fail: (path: string, e: unknown) => void): AsyncGenerator<WalkItem> {
   if (root.kind === 'node')
     return (async function* () {
       yield { path: [root.node.name], node: root.node };
@@ -103,7 +124,7 @@ function entries(repo: Repository, root: ZipRoot, signal: AbortSignal | undefine
       onTreeError: (p, _id, e) => fail('/' + p.join('/'), e),
       onInvalidName: (dir, node, problem) => fail('/' + [...dir, JSON.stringify(node.name)].join('/'), invalidNameError(dir, node.name, problem)),
     },
-    root.name ? [root.name] : [],
+    rootPath(root),
   );
 }
 

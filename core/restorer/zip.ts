@@ -6,7 +6,7 @@
 // 4 GiB, and for the end records when offsets or counts overflow the 32-bit/16-bit fields.
 // Names are UTF-8 (flag bit 11); mtimes go in DOS form and in the 0x5455 extended timestamp.
 
-import { CairnError } from '../errors';
+import { ArchiveNames } from './archive-names';
 import { crc32, crc32Combine } from './crc32';
 
 const U32 = 0xffffffff;
@@ -55,9 +55,7 @@ export class ZipWriter {
   readonly #sink: ZipSink;
   readonly #force: boolean;
   readonly #entries: CentralEntry[] = [];
-  /** Every entry's name (directories without their slash), and the symlinks' among them. */
-  readonly #names = new Set<string>();
-  readonly #links = new Set<string>();
+  readonly #names = new ArchiveNames();
   #offset = 0;
   #finished = false;
 
@@ -115,9 +113,8 @@ export class ZipWriter {
   /** A symbolic link: Info-ZIP's convention, the target as the content of an S_IFLNK entry. */
   async symlink(name: string, meta: ZipEntryMeta, target: string): Promise<void> {
     const data = encoder.encode(target);
-    const e = this.#entry(name, false, this.#force, meta);
+    const e = this.#entry(name, false, this.#force, meta, true);
     e.mode = S_IFLNK | 0o777;
-    this.#links.add(name);
     await this.#write(localHeader(e));
     e.crc = crc32(data);
     e.size = data.length;
@@ -156,9 +153,9 @@ export class ZipWriter {
     await this.#write(end.bytes);
   }
 
-  #entry(name: string, dir: boolean, zip64: boolean, meta: ZipEntryMeta): CentralEntry {
+  #entry(name: string, dir: boolean, zip64: boolean, meta: ZipEntryMeta, symlink = false): CentralEntry {
     if (this.#finished) throw new Error('zip: finished');
-    this.#claim(dir ? name.slice(0, -1) : name);
+    this.#names.claim(dir ? name.slice(0, -1) : name, 'zip', symlink);
     const { time, date } = dosDateTime(meta.mtime);
     const secs = Math.floor(meta.mtime.getTime() / 1000);
     const perm = (meta.mode ?? (dir ? 0o755 : 0o644)) & 0o7777;
@@ -174,23 +171,6 @@ export class ZipWriter {
       unixTime: secs >= 0 && secs < 2 ** 32 ? secs : undefined,
       mode: (dir ? S_IFDIR : S_IFREG) | perm,
     };
-  }
-
-  /**
-   * Refuses a name an unzipper could write outside the folder it extracts into: absolute (`/x`,
-   * `C:x`), a `..` segment (also between backslashes, which Windows tools read as separators),
-   * a NUL, an empty segment, a name already in the archive, or one below a symlink entry.
-   */
-  #claim(name: string): void {
-    const parts = name.split('/');
-    let bad = name === '' || /^[A-Za-z]:/.test(name) || name.includes('\0') || this.#names.has(name);
-    bad ||= name.split(/[\\/]/).some((s) => s === '' || s === '..');
-    for (let i = 1; i < parts.length && !bad && this.#links.size; i++) bad = this.#links.has(parts.slice(0, i).join('/'));
-    if (bad)
-      throw new CairnError('INVALID_NAME', `zip: refused the entry name ${JSON.stringify(name)}: it could be extracted outside the archive's folder`, {
-        detail: { path: name },
-      });
-    this.#names.add(name);
   }
 
   /** Whether an entry of this name (a directory's without its slash) is in the archive. */

@@ -42,7 +42,11 @@ function yieldable(nodes: Node[], dir: string[], opts: WalkOptions): Node[] {
 }
 
 export async function loadTree(repo: Repository, id: ID, signal?: AbortSignal): Promise<Tree> {
-  const bytes = await repo.loadBlob('tree', id, signal);
+  return parseTree(await repo.loadBlob('tree', id, signal), id);
+}
+
+/** Decodes tree `id`'s bytes; a malformed tree is BAD_TREE naming it. */
+export function parseTree(bytes: Uint8Array, id: ID): Tree {
   try {
     return decodeTree(bytes);
   } catch (e) {

@@ -9,9 +9,9 @@
 //    and its IndexedDB list; app start-up adopts that answer if the list agrees
 //    (../state/app.svelte.ts), and the engine's fresh listing replaces the kept one.
 
-import type { RepoInfo } from '../../workers/api';
-import { recallLastView, type LastView } from '../../workers/client/last-view';
-import { showEarlyListing } from './early-listing';
+import type { RepoInfo, SnapshotView } from '../../workers/api';
+import { recallLastList, recallLastView, type LastView } from '../../workers/client/last-view';
+import { showEarlyListing, showEarlySnapshotList } from './early-listing';
 import { parseHash } from './routes';
 import type { RememberedRepo, StoredLocation } from './db';
 import { engine } from './engine';
@@ -24,8 +24,9 @@ interface BootHint {
   location: Exclude<StoredLocation, { kind: 'folder' }>;
 }
 
-let early: { hint: BootHint; info: Promise<RepoInfo> } | undefined;
+let early: { hint: BootHint; info: Promise<RepoInfo>; snapshots?: Promise<SnapshotView[]> } | undefined;
 let lastView: Promise<LastView | undefined> = Promise.resolve(undefined);
+let lastList: Promise<SnapshotView[] | undefined> = Promise.resolve(undefined);
 let firstPicture: Promise<unknown> = Promise.resolve();
 
 /** Records (or clears) which repository the next start may unlock before the UI is up. */
@@ -61,6 +62,14 @@ export function bootEngine(): void {
     void lastView.then((v) => v && showEarlyListing(v));
     firstPicture = Promise.race([lastView, new Promise((r) => setTimeout(r, 150))]);
   }
+  // The snapshot list (and the overview, which counts it) start from the kept list likewise.
+  if (loc && (route.name === 'snapshots' || route.name === 'dashboard')) {
+    lastList = recallLastList(loc);
+    if (route.name === 'snapshots') {
+      void lastList.then((l) => l && showEarlySnapshotList(l));
+      firstPicture = Promise.race([lastList, new Promise((r) => setTimeout(r, 150))]);
+    }
+  }
   const start = () => {
     try {
       return engine();
@@ -78,18 +87,25 @@ export function bootEngine(): void {
     return e.unlockRemembered(loc, { offline: loc.kind === 's3' && !navigator.onLine });
   });
   info.catch(() => {}); // looked at by adoptEarlyUnlock
-  early = { hint, info };
+  // The list the snapshot list or the overview will ask for first, asked for as soon as the
+  // repository is open (one round trip less on the way to the first fresh list).
+  const wantsList = route.name === 'snapshots' || route.name === 'dashboard';
+  const snapshots = wantsList ? info.then(() => engine().listSnapshots()) : undefined;
+  snapshots?.catch(() => {});
+  early = { hint, info, snapshots };
 }
 
 /**
  * The unlock bootEngine started, if it was for `entry` (handed out once). One for anything else
  * is waited for and closed first, so it cannot land after, and replace, the right one.
  */
-export async function adoptEarlyUnlock(entry: RememberedRepo | undefined): Promise<{ info: Promise<RepoInfo> } | undefined> {
+export async function adoptEarlyUnlock(
+  entry: RememberedRepo | undefined,
+): Promise<{ info: Promise<RepoInfo>; snapshots?: Promise<SnapshotView[]> } | undefined> {
   const e = early;
   early = undefined;
   if (!e) return undefined;
-  if (entry && e.hint.id === entry.id && sameLocation(e.hint.location, entry.location)) return { info: e.info };
+  if (entry && e.hint.id === entry.id && sameLocation(e.hint.location, entry.location)) return { info: e.info, snapshots: e.snapshots };
   if (
     await e.info.then(
       () => true,
@@ -109,3 +125,6 @@ export const uiMayLoad = (): Promise<unknown> => firstPicture;
  * repository is the one being opened; the engine's fresh listing replaces it.
  */
 export const earlyLastView = (): Promise<LastView | undefined> => lastView;
+
+/** The kept snapshot list of the hinted repository (undefined when none); the same rules as earlyLastView. */
+export const earlyLastList = (): Promise<SnapshotView[] | undefined> => lastList;

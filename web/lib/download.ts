@@ -2,8 +2,8 @@
 // service worker and opens its URL — and resolves with what the engine reports once the last
 // byte went out (files restored, files that failed).
 
-import type { DownloadKind, ProgressSnapshot, RestoreResultView } from '../../workers/api';
-import { startDownload as streamDownload } from '../../workers/client/download';
+import type { DownloadKind, ProgressSnapshot, RestoreResultView, SelectionRequest } from '../../workers/api';
+import { startDownload as streamDownload, startSelectionDownload as streamSelection } from '../../workers/client/download';
 import { engine } from './engine';
 
 export async function startDownload(
@@ -14,4 +14,9 @@ export async function startDownload(
 ): Promise<RestoreResultView> {
   const started = await streamDownload(engine(), snapshotId, path, kind, onProgress);
   return started.result;
+}
+
+/** One ZIP of several ticked items of a folder, streamed the same way. */
+export async function startSelectionDownload(req: SelectionRequest, onProgress: (p: ProgressSnapshot) => void): Promise<RestoreResultView> {
+  return (await streamSelection(engine(), req, onProgress)).result;
 }

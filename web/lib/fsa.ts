@@ -5,7 +5,7 @@
 
 import type { BackupSource } from '../../workers/api';
 import { appError } from './messages';
-import { withFileName } from '../../workers/source/file-list-source';
+import { withFileName } from '../../workers/client/relative-path';
 
 export type PickPurpose = CairnPickPurpose;
 
@@ -31,19 +31,36 @@ export async function pickDirectory(purpose: PickPurpose): Promise<FileSystemDir
   }
 }
 
+type PermissionedHandle = FileSystemHandle & {
+  queryPermission?: (d: { mode: string }) => Promise<PermissionState>;
+  requestPermission?: (d: { mode: string }) => Promise<PermissionState>;
+};
+
 /**
  * Makes sure a (remembered) handle may be used, asking the user again if needed. Must run in
  * a click handler: requestPermission needs a user gesture.
  */
 export async function ensurePermission(handle: FileSystemHandle, mode: 'read' | 'readwrite'): Promise<void> {
-  const h = handle as FileSystemHandle & {
-    queryPermission?: (d: { mode: string }) => Promise<PermissionState>;
-    requestPermission?: (d: { mode: string }) => Promise<PermissionState>;
-  };
+  const h = handle as PermissionedHandle;
   if (!h.queryPermission) return; // OPFS handles and older engines: always granted
   if ((await h.queryPermission({ mode })) === 'granted') return;
   if (h.requestPermission && (await h.requestPermission({ mode })) === 'granted') return;
   throw appError('PERMISSION_DENIED');
+}
+
+/**
+ * Whether a remembered handle may be used without asking: 'granted' (Chromium keeps access
+ * for an installed app, or when the user chose "allow on every visit"), 'prompt' (a click is
+ * needed: see ensurePermission) or 'denied'. Needs no user gesture.
+ */
+export async function permissionState(handle: FileSystemHandle, mode: 'read' | 'readwrite'): Promise<PermissionState> {
+  const h = handle as PermissionedHandle;
+  if (!h.queryPermission) return 'granted';
+  try {
+    return await h.queryPermission({ mode });
+  } catch {
+    return 'prompt';
+  }
 }
 
 /**
@@ -71,4 +88,60 @@ export async function pickSaveFile(suggestedName: string): Promise<FileSystemFil
 /** The top folder's name of a webkitdirectory selection ("Photos" for "Photos/a.jpg"). */
 export function rootNameOf(source: BackupSource & { kind: 'files' }): string {
   return source.relativePaths[0]?.split('/')[0] ?? 'files';
+}
+
+/** A folder dropped onto the page, made a backup source (see sourceFromDrop). */
+export interface DroppedFolder {
+  source: BackupSource;
+  name: string;
+  /** Folders found empty (a file list cannot carry them, so they are not backed up). */
+  emptyFolders: string[];
+}
+
+type HandleItem = DataTransferItem & { getAsFileSystemHandle?: () => Promise<FileSystemHandle | null> };
+
+/**
+ * The first folder of a drop: a handle where the browser gives one (Chromium's
+ * getAsFileSystemHandle: like a picked folder, it can be remembered), else its files read
+ * through webkitGetAsEntry (Firefox, Safari), with the empty folders named. Call it in the drop
+ * handler itself: the items are readable only while the event is dispatched. Rejects with
+ * NOT_A_FOLDER when the drop holds no folder.
+ */
+export function sourceFromDrop(dt: DataTransfer): Promise<DroppedFolder> {
+  const items = [...dt.items].filter((i) => i.kind === 'file') as HandleItem[];
+  // Both are asked for now, synchronously: later the items are gone.
+  const handles = items.map((i) => (typeof i.getAsFileSystemHandle === 'function' ? i.getAsFileSystemHandle().catch(() => null) : Promise.resolve(null)));
+  const entries = items.map((i) => (typeof i.webkitGetAsEntry === 'function' ? i.webkitGetAsEntry() : null));
+  return (async () => {
+    for (const h of await Promise.all(handles)) {
+      if (h?.kind === 'directory') return { source: { kind: 'handle', handle: h as FileSystemDirectoryHandle }, name: h.name, emptyFolders: [] };
+    }
+    const dir = entries.find((e): e is FileSystemDirectoryEntry => !!e?.isDirectory);
+    if (!dir) throw appError('NOT_A_FOLDER');
+    const files: File[] = [];
+    const relativePaths: string[] = [];
+    const emptyFolders: string[] = [];
+    await readEntries(dir, dir.name, files, relativePaths, emptyFolders);
+    if (files.length === 0) throw appError('NOT_A_FOLDER', 'The dropped folder has no files; empty folders cannot be backed up from a drop in this browser.');
+    return { source: { kind: 'files', files, relativePaths }, name: dir.name, emptyFolders };
+  })();
+}
+
+/** Every file below `dir`, with its path from the dropped folder; folders with nothing in them noted. */
+async function readEntries(dir: FileSystemDirectoryEntry, path: string, files: File[], paths: string[], empty: string[]): Promise<void> {
+  const reader = dir.createReader();
+  const children: FileSystemEntry[] = [];
+  for (;;) {
+    const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
+    if (batch.length === 0) break;
+    children.push(...batch);
+  }
+  if (children.length === 0) empty.push(path);
+  for (const c of children) {
+    if (c.isDirectory) await readEntries(c as FileSystemDirectoryEntry, `${path}/${c.name}`, files, paths, empty);
+    else if (c.isFile) {
+      files.push(await new Promise<File>((resolve, reject) => (c as FileSystemFileEntry).file(resolve, reject)));
+      paths.push(`${path}/${c.name}`);
+    }
+  }
 }

@@ -49,6 +49,16 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   SNAPSHOT_NOT_FOUND: ['Snapshot not found', 'That snapshot is not in this repository (it may have been removed).'],
   AMBIGUOUS_ID: ['Ambiguous snapshot ID', 'More than one snapshot starts with those characters. Use more of the ID.'],
   LOCKED: ['Repository in use', 'Another device, tab or restic process is working on this repository right now. Try again when it has finished.'],
+  BAD_POLICY: ['Invalid retention policy', 'A keep rule is not valid, or no rule is set (which would remove every snapshot). Check the rules and try again.'],
+  FORGET_REFUSED: [
+    'Nothing would be kept',
+    'The rules would remove every snapshot of a group (a mistyped tag, say), so nothing was removed. Add a rule that keeps something of that group.',
+  ],
+  LAST_KEY: ['This is the only key', 'A repository needs at least one key: without it no password opens it. Add another password first, then remove this one.'],
+  KEY_IN_USE: [
+    'This key is in use',
+    'This is the key you unlocked the repository with. Removing it means that password no longer opens the repository; confirm to remove it anyway.',
+  ],
   NOT_FOUND: ['Not found', 'A file the repository needs is missing.'],
   ALREADY_EXISTS: ['Already exists', 'Something with that name already exists.'],
   BACKEND_IO: ['Storage error', 'Reading or writing the storage failed. Trying again often helps.'],
@@ -142,4 +152,17 @@ export function appError(code: AppErrorCode, message = TEXT[code][1]): { code: A
 export function describeWarning(w: { path: string; code: string; message: string }): string {
   const known = KNOWN.has(w.code) ? TEXT[w.code as AnyErrorCode][0] : w.message;
   return `${w.path}: ${known}`;
+}
+
+/** A failed recovery from a recovery sheet: the key's problems in the sheet's words. */
+export function describeRecoveryError(d: Described): Described {
+  if (d.code === 'WRONG_PASSWORD')
+    return {
+      ...d,
+      title: 'That master key does not open this repository',
+      text: 'Check that the sheet belongs to this repository (its ID is printed on it) and that the key was typed exactly.',
+    };
+  if (d.code === 'BAD_KEY_FILE')
+    return { ...d, title: 'That is not a master key', text: 'Paste the whole master key from the sheet: it starts with {"mac" and ends with }.' };
+  return d;
 }

@@ -5,7 +5,15 @@
 /** workers/api.ts: OPFS repositories live in navigator.storage.getDirectory()/cairn-repos/<name>. */
 const REPOS_DIR = 'cairn-repos';
 
+/**
+ * Whether this browser has an origin-private file system, decided once per page load: Chromium,
+ * Firefox and Safari do; WebKitGTK (GNOME Web) and some embedded engines do not, and there a
+ * repository "in this browser" cannot be made, so it is not offered.
+ */
+export const hasOpfs: boolean = typeof navigator !== 'undefined' && typeof navigator.storage?.getDirectory === 'function';
+
 export async function opfsRepoExists(name: string): Promise<boolean> {
+  if (!hasOpfs) return false;
   try {
     const root = await navigator.storage.getDirectory();
     const repos = await root.getDirectoryHandle(REPOS_DIR);

@@ -3,12 +3,23 @@
 // current route.
 
 export type Route =
+  | { name: 'dashboard' }
   | { name: 'backup' }
+  | { name: 'plans' }
+  /** A plan's form: an existing plan's ID, or 'new'. */
+  | { name: 'plan'; id: string }
+  | { name: 'history'; plan?: string; kind?: string }
+  | { name: 'settings' }
   | { name: 'snapshots' }
   | { name: 'snapshot'; id: string; path: string[] }
   | { name: 'search'; q: string }
   | { name: 'versions'; path: string[] }
-  | { name: 'diff'; a: string; b: string };
+  | { name: 'diff'; a: string; b: string }
+  /** The repository's tools: its health (check), keys, recovery sheet and retention. */
+  | { name: 'repository'; section: RepoSection };
+
+export const REPO_SECTIONS = ['health', 'keys', 'sheet', 'retention'] as const;
+export type RepoSection = (typeof REPO_SECTIONS)[number];
 
 export const DEFAULT_ROUTE: Route = { name: 'snapshots' };
 
@@ -20,8 +31,18 @@ export function parseHash(hash: string): Route {
   const [head = '', ...rest] = pathPart.split('/');
   try {
     switch (head) {
+      case 'dashboard':
+      case 'plans':
+      case 'settings':
       case 'backup':
-        return { name: 'backup' };
+        return { name: head };
+      case 'plan':
+        if (rest[0]) return { name: 'plan', id: decodeURIComponent(rest[0]) };
+        break;
+      case 'history': {
+        const q = new URLSearchParams(query);
+        return { name: 'history', plan: q.get('plan') || undefined, kind: q.get('kind') || undefined };
+      }
       case 'snapshots':
         return { name: 'snapshots' };
       case 'snapshot':
@@ -33,6 +54,8 @@ export function parseHash(hash: string): Route {
         return { name: 'versions', path: dec(rest) };
       case 'diff':
         return { name: 'diff', a: decodeURIComponent(rest[0] ?? ''), b: decodeURIComponent(rest[1] ?? '') };
+      case 'repository':
+        return { name: 'repository', section: REPO_SECTIONS.find((x) => x === rest[0]) ?? 'health' };
     }
   } catch {
     // a malformed %-escape: fall through to the default view
@@ -42,9 +65,20 @@ export function parseHash(hash: string): Route {
 
 export function formatRoute(r: Route): string {
   switch (r.name) {
+    case 'dashboard':
+    case 'plans':
+    case 'settings':
     case 'backup':
     case 'snapshots':
       return `#/${r.name}`;
+    case 'plan':
+      return `#/plan/${encodeURIComponent(r.id)}`;
+    case 'history': {
+      const q = new URLSearchParams();
+      if (r.plan) q.set('plan', r.plan);
+      if (r.kind) q.set('kind', r.kind);
+      return q.size ? `#/history?${q}` : '#/history';
+    }
     case 'snapshot':
       return `#/snapshot/${enc([r.id, ...r.path])}`;
     case 'search':
@@ -53,5 +87,7 @@ export function formatRoute(r: Route): string {
       return `#/versions/${enc(r.path)}`;
     case 'diff':
       return `#/diff/${enc([r.a, r.b].filter(Boolean))}`;
+    case 'repository':
+      return `#/repository/${r.section}`;
   }
 }

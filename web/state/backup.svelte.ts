@@ -4,9 +4,13 @@
 
 import type { BackupResultView, BackupSource, ProgressSnapshot } from '../../workers/api';
 import * as Comlink from 'comlink';
-import { servedFileList } from '../../workers/source/file-server';
+import { servedFileList } from '../../workers/client/file-server';
 import { engine, progressListener } from '../lib/engine';
+import { backupRecord, failedRecord, type OperationContext, type OperationTrigger } from '../lib/history';
 import { describeError, isCode, type Described } from '../lib/messages';
+import { history } from './history.svelte';
+import { session } from './session.svelte';
+import { settings } from './settings.svelte';
 
 export interface BackupSettings {
   /** Shown while it runs ("Photos"). */
@@ -14,6 +18,12 @@ export interface BackupSettings {
   tags: string[];
   excludes: string[];
   force?: boolean;
+  /** Who started it, for the history (default: by hand). */
+  trigger?: OperationTrigger;
+  /** The plan it runs for. */
+  plan?: { id: string; name: string };
+  /** What the browser did not hand over (empty folders, links), for the summary's "not backed up". */
+  notes?: string[];
 }
 
 class BackupRun {
@@ -23,6 +33,7 @@ class BackupRun {
   #progress = $state.raw<ProgressSnapshot | undefined>();
   #result = $state.raw<BackupResultView | undefined>();
   #error = $state.raw<Described | undefined>();
+  #notes = $state.raw<string[]>([]);
   /** How far the page is in reading a picked list's sizes and times, while it does. */
   #listing = $state.raw<{ done: number; total: number } | undefined>();
   /** Cancels the page's own part of a start (reading a picked list's sizes and times). */
@@ -46,23 +57,37 @@ class BackupRun {
   get error(): Described | undefined {
     return this.#error;
   }
+  /** The running or last backup's notes on what the browser did not hand over. */
+  get notes(): string[] {
+    return this.#notes;
+  }
   /** Set while the page reads a picked list's sizes and times (Chromium asks for each file). */
   get listing(): { done: number; total: number } | undefined {
     return this.#listing;
   }
 
   /** Resolves with the result, or undefined when it failed or was cancelled (see `error`). */
-  async start(source: BackupSource, settings: BackupSettings): Promise<BackupResultView | undefined> {
+  async start(source: BackupSource, opts: BackupSettings): Promise<BackupResultView | undefined> {
     if (this.#running) return undefined;
     this.#running = true;
     this.#cancelling = false;
-    this.#name = settings.name;
+    this.#name = opts.name;
+    this.#notes = opts.notes ?? [];
     this.#progress = undefined;
     this.#result = undefined;
     this.#error = undefined;
     performance.mark('cairn:backup-start');
     let served: ReturnType<typeof servedFileList> | undefined;
     this.#listingAbort = new AbortController();
+    const op: OperationContext = {
+      repo: session.info?.id ?? '',
+      repoLabel: session.label,
+      trigger: opts.trigger ?? 'manual',
+      planId: opts.plan?.id,
+      planName: opts.plan?.name,
+      host: settings.hostName,
+      start: Date.now(),
+    };
     try {
       const onProgress = progressListener((p) => (this.#progress = p));
       // A webkitdirectory list stays here: the engine gets its paths (sizes and times follow
@@ -76,13 +101,15 @@ class BackupRun {
               (done, total) => (this.#listing = done < total ? { done, total } : undefined),
             )
           : undefined;
-      const request = { source: served?.source ?? source, tags: settings.tags, excludes: settings.excludes, force: settings.force };
+      const request = { source: served?.source ?? source, hostname: op.host, tags: opts.tags, excludes: opts.excludes, force: opts.force };
       const result = await engine().backup(served ? Comlink.transfer(request, [served.source.server]) : request, onProgress);
       this.#result = result;
+      await history.record(backupRecord(op, Date.now(), result));
       return result;
     } catch (e) {
       this.#error = describeError(e);
       if (isCode(e, 'ABORTED')) this.#progress = undefined;
+      await history.record(failedRecord(op, 'backup', Date.now(), this.#error));
       return undefined;
     } finally {
       served?.close();

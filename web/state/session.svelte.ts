@@ -11,6 +11,10 @@ import { decryptSecret, encryptSecret } from '../lib/secrets';
 import { defaultLabel, toEngine, toStored } from '../lib/locations';
 import { network } from './network.svelte';
 import { remembered } from './remembered.svelte';
+import { snapshots } from './snapshots.svelte';
+import { tree } from './tree.svelte';
+import { diff, search, versions } from './explore.svelte';
+import { dashboard } from './dashboard.svelte';
 
 export interface UnlockRequest {
   /** A remembered entry to unlock (its stored location), or a new location typed in. */
@@ -27,9 +31,21 @@ export interface UnlockRequest {
   rememberKeys?: boolean;
   /** Let the engine keep the master key on this device (opens without a password). */
   stayUnlocked?: boolean;
+  /** Recovery: open with this master key (a recovery sheet's) and add a key for `password`. */
+  masterKey?: string;
 }
 
 export const LAST_REPO_PREF = 'lastRepo';
+
+/** What was shown of a repository: nothing of it outlives the session. */
+function forgetShown(): void {
+  snapshots.clear();
+  dashboard.clear();
+  tree.clear();
+  search.results.clear();
+  versions.results.clear();
+  diff.results.clear();
+}
 
 class RepoSession {
   #info = $state.raw<RepoInfo | undefined>();
@@ -77,10 +93,14 @@ class RepoSession {
       const opts = { offline, remember: !!req.stayUnlocked };
       let info: RepoInfo;
       try {
-        info = req.create ? await engine().createRepository(location, req.password, opts) : await engine().openRepository(location, req.password, opts);
+        info = req.masterKey
+          ? await engine().recoverAccess(location, req.masterKey, req.password, opts)
+          : req.create
+            ? await engine().createRepository(location, req.password, opts)
+            : await engine().openRepository(location, req.password, opts);
       } catch (e) {
         // The network went away without the browser noticing: the offline cache may still open it.
-        if (req.create || offline || !isCode(e, 'NETWORK')) throw e;
+        if (req.create || req.masterKey || offline || !isCode(e, 'NETWORK')) throw e;
         info = await engine().openRepository(location, req.password, { ...opts, offline: true });
       }
       const entry = await this.#remember(req, location, info);
@@ -121,6 +141,7 @@ class RepoSession {
     this.#info = undefined;
     this.#location = undefined;
     this.#entry = undefined;
+    forgetShown();
     await engine().closeRepository();
   }
 
@@ -141,6 +162,7 @@ class RepoSession {
     this.#location = location;
     this.#entry = entry;
     this.#info = info;
+    void snapshots.load();
     performance.mark('cairn:unlocked');
     void setPref(LAST_REPO_PREF, entry?.id ?? null);
     writeBootHint(entry);
@@ -160,6 +182,7 @@ class RepoSession {
     if (!existing && !req.remember) return undefined;
     const id = existing?.id ?? crypto.randomUUID();
     const entry: RememberedRepo = {
+      ...existing, // what other pages keep with the entry (its retention rules, say)
       id,
       label: req.label?.trim() || existing?.label || defaultLabel(toStored(location)),
       location: toStored(location),

@@ -7,6 +7,13 @@ import { Loadable } from './loadable.svelte';
 
 class SnapshotList {
   readonly #list = new Loadable<SnapshotView[]>();
+  /** Showing the list kept from the last visit, which the engine has not confirmed yet. */
+  #kept = $state(false);
+  #early: Promise<SnapshotView[]> | undefined;
+
+  get kept(): boolean {
+    return this.#kept;
+  }
 
   get items(): SnapshotView[] {
     return this.#list.value ?? [];
@@ -25,11 +32,45 @@ class SnapshotList {
     return this.items.find((s) => s.id === id || s.shortId === id || s.id.startsWith(id));
   }
 
+  /** Shows the list kept from the last visit while the engine starts (web/lib/boot.ts). */
+  showKept(list: SnapshotView[]): void {
+    if (this.#list.value !== undefined || this.#list.loading) return; // something real is on show or coming
+    this.#list.set(list);
+    this.#kept = true;
+  }
+
+  /** The first load takes this answer, asked for at start-up (web/lib/boot.ts), instead of asking again. */
+  adopt(list: Promise<SnapshotView[]>): void {
+    this.#early = list;
+  }
+
   async load(): Promise<void> {
-    if (await this.#list.load(() => engine().listSnapshots(), { keep: true })) performance.mark('cairn:snapshots-listed');
+    const early = this.#early;
+    this.#early = undefined;
+    if (await this.#list.load(() => early ?? engine().listSnapshots(), { keep: true })) {
+      this.#kept = false;
+      performance.mark('cairn:snapshots-listed');
+      void this.#countSizes();
+    }
+  }
+
+  /** Snapshots without a summary (restic before 0.17) get their size counted from their trees, after the list shows. */
+  async #countSizes(): Promise<void> {
+    const list = this.#list.value ?? [];
+    const missing = list.filter((s) => s.size === undefined).map((s) => s.id);
+    if (missing.length === 0) return;
+    try {
+      const sizes = await engine().snapshotSizes(missing);
+      if (this.#list.value !== list) return; // a newer listing replaced it meanwhile
+      this.#list.set(list.map((s) => (s.size === undefined && sizes[s.id] !== undefined ? { ...s, size: sizes[s.id] } : s)));
+    } catch {
+      // sizes are a nicety: the list stands without them
+    }
   }
 
   clear(): void {
+    this.#kept = false;
+    this.#early = undefined;
     this.#list.clear();
   }
 }

@@ -64,6 +64,17 @@ class SnapshotTree {
     }
   }
 
+  /** Keeps the listing on show (sealed, engine side) as the next start's first picture. */
+  rememberShown(): void {
+    const [id, path] = [this.#snapshotId, [...this.#path]];
+    void engine()
+      .rememberView(id, path)
+      .then(
+        (done) => done && performance.mark('cairn:listing-kept'),
+        () => {},
+      );
+  }
+
   clear(): void {
     this.#snapshotId = '';
     this.#path = [];

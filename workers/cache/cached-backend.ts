@@ -8,7 +8,7 @@
 // Before the repository's ID is known (during open) fetched objects are held in memory;
 // adoptRepository() files them under the ID once the config has been decrypted.
 
-import { CairnError } from '../../core/errors';
+import { CairnError, throwIfAborted } from '../../core/errors';
 import {
   bytesOf,
   preparing,
@@ -23,7 +23,7 @@ import {
 } from '../../core/backend/backend';
 import { EngineFault } from '../errors';
 import { isNetworkFailure } from '../location';
-import * as db from './db';
+import { indexedDbStore, type CachedType, type MetadataStore } from './metadata-store';
 
 const CACHED: ReadonlySet<FileType> = new Set<FileType>(['config', 'keys', 'snapshots', 'index']);
 
@@ -38,6 +38,8 @@ export interface CachedBackendOptions {
   knownRepoId?: string;
   /** True while the engine must not touch the network. */
   offline: () => boolean;
+  /** Where cached objects and listings are kept (the app's IndexedDB unless given). */
+  store?: MetadataStore;
 }
 
 export interface CacheStats {
@@ -48,6 +50,7 @@ export interface CacheStats {
 export class CachedBackend implements Backend {
   readonly #inner: Backend;
   readonly #opts: CachedBackendOptions;
+  readonly #store: MetadataStore;
   #repoId: string | undefined;
   readonly #pending = new Map<string, { h: Handle; bytes: Uint8Array }>();
   readonly #pendingLists = new Map<FileType, FileInfo[]>();
@@ -60,12 +63,18 @@ export class CachedBackend implements Backend {
   constructor(inner: Backend, opts: CachedBackendOptions) {
     this.#inner = inner;
     this.#opts = opts;
+    this.#store = opts.store ?? indexedDbStore;
     this.#repoId = opts.knownRepoId;
     this.prepare = preparing(inner).prepare;
   }
 
   get location(): string {
     return this.#inner.location;
+  }
+
+  /** The storage itself, for what must not be answered from the cache (a check). */
+  get inner(): Backend {
+    return this.#inner;
   }
 
   get connections(): number {
@@ -80,13 +89,13 @@ export class CachedBackend implements Backend {
   async adoptRepository(repoId: string): Promise<void> {
     if (this.#repoId && this.#repoId !== repoId) this.#pending.clear(); // another repository now lives here
     this.#repoId = repoId;
-    await db.putLocation(this.#opts.locationKey, repoId);
+    await this.#store.putLocation(this.#opts.locationKey, repoId);
     for (const { h, bytes } of this.#pending.values()) this.#remember(h, bytes);
     for (const [type, entries] of this.#pendingLists)
       this.#track(
-        db.putListing(
+        this.#store.putListing(
           repoId,
-          type as db.CachedType,
+          type as CachedType,
           entries.map(({ name, size }) => ({ name, size })),
         ),
       );
@@ -122,7 +131,7 @@ export class CachedBackend implements Backend {
     // Content-addressed: a cached copy is the copy. The config is checked against the backend
     // while online (a new repository could have been created at the same place).
     if (repo && (h.type !== 'config' || this.#opts.offline())) {
-      const hit = await db.getObject(repo, h.type as db.CachedType, h.name).catch(() => undefined);
+      const hit = await this.#store.getObject(repo, h.type as CachedType, h.name).catch(() => undefined);
       if (hit) {
         this.stats.hits++;
         return hit;
@@ -135,7 +144,7 @@ export class CachedBackend implements Backend {
       bytes = await this.#inner.load(h, opts);
     } catch (e) {
       if (repo && isNetworkFailure(e)) {
-        const hit = await db.getObject(repo, h.type as db.CachedType, h.name).catch(() => undefined);
+        const hit = await this.#store.getObject(repo, h.type as CachedType, h.name).catch(() => undefined);
         if (hit) return hit;
       }
       throw e;
@@ -163,7 +172,7 @@ export class CachedBackend implements Backend {
     let entries: FileInfo[];
     if (this.#opts.offline()) entries = await this.#cachedListing(type);
     else {
-      const fallback = this.#repoId ? await db.getListing(this.#repoId, type as db.CachedType).catch(() => undefined) : undefined;
+      const fallback = this.#repoId ? await this.#store.getListing(this.#repoId, type as CachedType).catch(() => undefined) : undefined;
       const timeout = fallback ? AbortSignal.timeout(this.#opts.listTimeoutMs ?? 10_000) : undefined;
       const signal = timeout && opts?.signal ? AbortSignal.any([opts.signal, timeout]) : (timeout ?? opts?.signal);
       try {
@@ -176,15 +185,19 @@ export class CachedBackend implements Backend {
       }
       if (this.#repoId)
         this.#track(
-          db.putListing(
+          this.#store.putListing(
             this.#repoId,
-            type as db.CachedType,
+            type as CachedType,
             entries.map(({ name, size }) => ({ name, size })),
           ),
         );
       else this.#pendingLists.set(type, entries);
     }
-    yield* entries;
+    // Taken whole (to cache it), handed on one by one: a caller's abort still stops it.
+    for (const e of entries) {
+      throwIfAborted(opts?.signal);
+      yield e;
+    }
   }
 
   async save(h: Handle, body: SaveData, opts?: RequestOptions): Promise<void> {
@@ -193,7 +206,7 @@ export class CachedBackend implements Backend {
     if (!CACHED.has(h.type)) return;
     const data = bytesOf(body);
     this.#remember(h, data); // held until the repository's ID is known (a new repository's config and key)
-    if (h.type !== 'config' && this.#repoId) this.#track(db.editListing(this.#repoId, h.type as db.CachedType, { name: h.name, size: data.length }));
+    if (h.type !== 'config' && this.#repoId) this.#track(this.#store.editListing(this.#repoId, h.type as CachedType, { name: h.name, size: data.length }));
     // Before adoption: a listing taken earlier in this open (init's "is the bucket there?" list of
     // keys/) must include what was saved since, or the new key is missing from the offline cache.
     else if (h.type !== 'config') this.#pendingLists.get(h.type)?.push({ name: h.name, size: data.length });
@@ -203,8 +216,8 @@ export class CachedBackend implements Backend {
     if (this.#opts.offline()) throw needsNetwork(h);
     await this.#inner.remove(h, opts);
     if (CACHED.has(h.type) && this.#repoId) {
-      this.#track(db.deleteObject(this.#repoId, h.type as db.CachedType, h.name));
-      this.#track(db.editListing(this.#repoId, h.type as db.CachedType, undefined, h.name));
+      this.#track(this.#store.deleteObject(this.#repoId, h.type as CachedType, h.name));
+      this.#track(this.#store.editListing(this.#repoId, h.type as CachedType, undefined, h.name));
     }
   }
 
@@ -219,7 +232,7 @@ export class CachedBackend implements Backend {
       this.#pending.set(`${h.type}/${h.name}`, { h, bytes });
       return;
     }
-    this.#track(db.putObject(this.#repoId, h.type as db.CachedType, h.name, bytes));
+    this.#track(this.#store.putObject(this.#repoId, h.type as CachedType, h.name, bytes));
   }
 
   #track(p: Promise<unknown>): void {
@@ -229,7 +242,7 @@ export class CachedBackend implements Backend {
   }
 
   async #cachedListing(type: FileType, cause?: unknown): Promise<FileInfo[]> {
-    const got = this.#repoId ? await db.getListing(this.#repoId, type as db.CachedType).catch(() => undefined) : undefined;
+    const got = this.#repoId ? await this.#store.getListing(this.#repoId, type as CachedType).catch(() => undefined) : undefined;
     if (!got)
       throw new EngineFault('NEEDS_NETWORK', `this repository's ${type} are not in the offline cache yet; connect once to fill it`, {
         cause,
@@ -240,7 +253,7 @@ export class CachedBackend implements Backend {
 
   async #cachedStat(h: Handle, cause?: unknown): Promise<FileInfo> {
     if (this.#repoId && CACHED.has(h.type)) {
-      const hit = await db.getObject(this.#repoId, h.type as db.CachedType, h.name).catch(() => undefined);
+      const hit = await this.#store.getObject(this.#repoId, h.type as CachedType, h.name).catch(() => undefined);
       if (hit) return { name: h.type === 'config' ? 'config' : h.name, size: hit.length };
       if (!this.#opts.offline() && cause) throw cause;
       throw new CairnError('NOT_FOUND', `${h.type}/${h.name} is not in the offline cache`, { op: 'stat' });

@@ -297,3 +297,17 @@ export async function pendingPacks(repo: string): Promise<{ engine: string; pack
     return { engine, pack };
   });
 }
+
+/** The names of every cached object of a type for a repository (the tree cache's blob IDs). */
+export async function objectNames(repo: string, type: CachedType): Promise<string[]> {
+  const keys = await (await database()).getAllKeys('objects', IDBKeyRange.bound([repo, type], [repo, type, []]));
+  return keys.map((k) => k[2]);
+}
+
+/** Drops cached objects of a type by name, in one transaction. */
+export async function deleteObjects(repo: string, type: CachedType, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  const tx = (await database()).transaction('objects', 'readwrite');
+  for (const name of names) void tx.store.delete([repo, type, name]);
+  await tx.done;
+}

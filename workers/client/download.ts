@@ -5,7 +5,7 @@
 // browser may keep that in memory, so the UI should prefer showSaveFilePicker there.
 
 import * as Comlink from 'comlink';
-import type { DownloadKind, DownloadTicket, EngineApi, ProgressSnapshot, RestoreResultView } from '../api';
+import type { DownloadKind, DownloadTicket, EngineApi, ProgressSnapshot, RestoreResultView, SelectionRequest } from '../api';
 
 export interface StartedDownload {
   id: string;
@@ -79,7 +79,19 @@ export async function startDownload(
   kind: DownloadKind,
   onProgress?: (p: ProgressSnapshot) => void,
 ): Promise<StartedDownload> {
-  const ticket = await engine.download(snapshotId, path, kind, onProgress ? Comlink.proxy(onProgress) : undefined);
+  return deliver(engine, await engine.download(snapshotId, path, kind, onProgress ? Comlink.proxy(onProgress) : undefined));
+}
+
+/** One ZIP of several ticked items of a folder. */
+export async function startSelectionDownload(
+  engine: Comlink.Remote<EngineApi>,
+  req: SelectionRequest,
+  onProgress?: (p: ProgressSnapshot) => void,
+): Promise<StartedDownload> {
+  return deliver(engine, await engine.downloadSelection(req, onProgress ? Comlink.proxy(onProgress) : undefined));
+}
+
+async function deliver(engine: Comlink.Remote<EngineApi>, ticket: DownloadTicket): Promise<StartedDownload> {
   const result = engine.downloadResult(ticket.id);
   result.catch(() => {});
   const sw = navigator.serviceWorker?.controller;

@@ -5,6 +5,7 @@
 
 import { backup as runBackup } from '../../core/archiver/archiver';
 import type { SourceFS } from '../../core/archiver/source';
+import { GoTime } from '../../core/data/go-time';
 import type { ProgressSnapshot } from '../../core/progress';
 import { Lock } from '../../core/repository/lock';
 import { excludeMatcher } from './excludes';
@@ -13,22 +14,59 @@ import { browserPool, saverWorkerCount, takeSavers, type BrowserPoolOptions } fr
 import { fileListSource, fileListSourceOf } from '../source/file-list-source';
 import { requestMetadata, type ServedFileRef } from '../source/file-server';
 import { handleSource } from '../source/handle-source';
+import { multiSource } from '../source/multi-source';
+import { withFolderTimes, type PreviousFolder, type PreviousFolders } from '../source/folder-times';
+import type { Node } from '../../core/data/node';
 import type { Owner } from './open';
 import { adoptLeftoverPacks, engineOwner, packJournal, removeDeadEngineLocks } from './pack-journal';
 import type { Session } from './session';
 import { summaryView } from './views';
 
-export function sourceFor(req: BackupRequest): SourceFS & { target: string } {
+/** The source of a request, and the targets to back up. */
+export function sourceFor(req: BackupRequest): SourceFS & { targets: string[] } {
   const src = req.source;
-  if (src.kind === 'handle') return handleSource(src.handle);
+  const one = (s: SourceFS & { target: string }) => Object.assign(s, { targets: [s.target] });
+  if (src.kind === 'handle') return one(handleSource(src.handle));
+  if (src.kind === 'handles') return multiSource(src.handles.map((h) => handleSource(h)));
   if (src.kind === 'served-files')
-    return fileListSourceOf(
-      src.relativePaths,
-      requestMetadata(src.server, src.relativePaths.length),
-      (i) => ({ served: i }) satisfies ServedFileRef,
-      excludeMatcher(req.excludes ?? []),
+    return one(
+      fileListSourceOf(
+        src.relativePaths,
+        requestMetadata(src.server, src.relativePaths.length),
+        (i) => ({ served: i }) satisfies ServedFileRef,
+        excludeMatcher(req.excludes ?? []),
+      ),
     );
-  return fileListSource(src.files, src.relativePaths);
+  return one(fileListSource(src.files, src.relativePaths));
+}
+
+/**
+ * Folders as the parent snapshot holds them — the newest snapshot of this host that has all
+ * these paths, as the archiver picks it (core/repository/snapshots.ts findParent) — read
+ * through the session's tree cache. Undefined without a parent (or with --force).
+ */
+async function previousFolders(s: Session, hostname: string, paths: string[], force: boolean | undefined): Promise<PreviousFolders | undefined> {
+  if (force) return undefined;
+  const all = await s.snapshots();
+  const parent = all.findLast((e) => (e.snapshot.hostname ?? '') === hostname && paths.every((p) => e.snapshot.paths.includes(p)));
+  if (!parent) return undefined;
+  const seen = new Map<string, Promise<PreviousFolder | undefined>>();
+  const at = async (path: string, signal?: AbortSignal): Promise<PreviousFolder | undefined> => {
+    let tree = parent.snapshot.tree;
+    let node: Node | undefined;
+    for (const name of path.split('/').filter(Boolean)) {
+      node = (await s.tree(tree, signal)).nodes.find((n) => n.name === name);
+      if (node?.type !== 'dir' || !node.subtree) return undefined;
+      tree = node.subtree;
+    }
+    if (!node) return undefined;
+    return { mtime: node.mtime, names: (await s.tree(tree, signal)).nodes.map((n) => n.name) };
+  };
+  return (path, signal) => {
+    let p = seen.get(path);
+    if (!p) seen.set(path, (p = at(path, signal)));
+    return p;
+  };
 }
 
 export interface BackupRun {
@@ -40,8 +78,10 @@ export interface BackupRun {
 
 export async function backup(s: Session, req: BackupRequest, run: BackupRun): Promise<BackupResultView & { bytes: number }> {
   s.requireOnline('a backup');
-  const source = sourceFor(req);
+  const time = GoTime.fromDate(new Date());
+  const hostname = req.hostname?.trim() || run.owner.hostname;
   const excludes = (req.excludes ?? []).map((p) => p.trim()).filter(Boolean);
+  const exclude = excludeMatcher(excludes);
   const started = performance.now();
   // The savers first: those standing by, or new ones that load while the lock is taken and the
   // folder walked (browser-pool.ts, spawnSavers).
@@ -54,6 +94,9 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
       await removeDeadEngineLocks(s.repo, owner);
       await s.repo.loadIndex({ signal: run.signal });
       await adoptLeftoverPacks(s.repo, owner, run.signal);
+      const listed = sourceFor(req);
+      const paths = listed.targets.map((t) => listed.absolute(t));
+      const source = withFolderTimes(listed, time, await previousFolders(s, hostname, paths, req.force), exclude);
       const r = await runBackup(
         s.repo,
         source,
@@ -65,13 +108,14 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
           journal: { repo: s.repo.config.id, engine: owner.pid },
         }),
         {
-          targets: [source.target],
-          hostname: run.owner.hostname,
+          targets: source.targets,
+          hostname,
           username: run.owner.username,
           tags: (req.tags ?? []).map((t) => t.trim()).filter(Boolean),
           force: req.force,
+          time,
           excludes,
-          exclude: excludeMatcher(excludes),
+          exclude,
           signal: run.signal,
           onProgress: run.onProgress,
           journal: packJournal(s.repo.config.id),

@@ -6,7 +6,12 @@ import type { Backend } from '../../core/backend/backend';
 import { CairnError } from '../../core/errors';
 import { open as openSealed } from '../../core/crypto/seal';
 import type { Key } from '../../core/crypto/keys';
-import { DEFAULT_KDF, type KdfParams } from '../../core/repository/keyfile';
+import type { KdfParams } from '../../core/repository/keyfile';
+import { newKeyKdf } from '../new-key-kdf';
+import { addKey } from '../../core/repository/keyfile';
+import { GoTime } from '../../core/data/go-time';
+import { Lock } from '../../core/repository/lock';
+import { openWithMasterKey, parseMasterKey } from '../../core/repository/master-key';
 import { decodeConfig } from '../../core/repository/config';
 import { Repository } from '../../core/repository/repository';
 import { decodeUnpackedPlain, parseJSON } from '../../core/repository/unpacked';
@@ -18,6 +23,7 @@ import { treeCache } from '../cache/tree-cache';
 import { EngineFault } from '../errors';
 import { browserOffline, isRemote, locationKey, openBackend } from '../location';
 import { Session } from './session';
+import { engineOwner } from './pack-journal';
 import { initWasm } from '../wasm';
 
 export interface Owner {
@@ -63,7 +69,7 @@ export async function createRepository(loc: RepoLocation, password: string, owne
   if (!password) throw new CairnError('NO_PASSWORD', 'a repository needs a password');
   const resolved = await resolve(loc);
   const { backend, cached } = await backendFor(resolved, false, true);
-  const repo = await Repository.init(backend, password, { owner, kdf: opts.kdf ?? DEFAULT_KDF });
+  const repo = await Repository.init(backend, password, { owner, kdf: opts.kdf ?? newKeyKdf() });
   return finish(resolved, repo, cached, false, opts);
 }
 
@@ -116,4 +122,25 @@ export async function clearCache(loc: RepoLocation): Promise<void> {
   const repoId = await db.getLocation(key);
   await forget(key);
   if (repoId) await db.clearRepository(repoId, key);
+}
+
+/**
+ * Recovery from a recovery sheet: opens the repository with its master key (restic's `cat
+ * masterkey` JSON; a wrong key fails the config's MAC), writes a key file for `password` under
+ * restic's non-exclusive lock, and keeps the repository open with that key.
+ */
+export async function recoverWithMasterKey(loc: RepoLocation, masterKey: string, password: string, owner: Owner, opts: OpenOptions = {}): Promise<Session> {
+  if (!password) throw new CairnError('NO_PASSWORD', 'choose a new password');
+  const key = parseMasterKey(masterKey.trim());
+  const resolved = await resolve(loc);
+  const { backend, cached } = await backendFor(resolved, false, false);
+  await initWasm();
+  const repo = await openWithMasterKey(backend, key);
+  const lock = await Lock.acquire(repo, await engineOwner(owner.hostname, owner.username), false);
+  try {
+    repo.keyID = await addKey(backend, key, password, { ...owner, created: GoTime.fromDate(new Date()).format() }, newKeyKdf());
+  } finally {
+    await lock.release().catch(() => {});
+  }
+  return finish(resolved, repo, cached, false, opts);
 }

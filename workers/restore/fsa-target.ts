@@ -136,7 +136,7 @@ class FileOpener {
     // never settled (seen in restore workers: 4 of D1's 5200 files hung a restore).
     pinned.add(handle);
     // Each file made costs ~12 KiB in the renderer and ~6 in the browser process until a full
-    // collection, which making files alone does not bring about (bench/browser/handle-memory.mjs).
+    // collection, which making files alone does not bring about (bench/probes/handle-memory.mjs).
     filesMade(3);
     try {
       const sh = await this.#openSync(handle);

@@ -15,7 +15,8 @@ import { inProcessPool } from '../../core/archiver/pool';
 import { lookupPath } from '../../core/walker';
 import { fileContent } from '../../core/restorer/lookahead';
 import { zipTree } from '../../core/restorer/zip-tree';
-import { fileListSource, fileListSourceOf, knownMetadata, relativeComponents, withFileName } from './file-list-source';
+import { fileListSource, fileListSourceOf, knownMetadata, relativeComponents } from './file-list-source';
+import { withFileName } from '../client/relative-path';
 import { browserFileReader } from './file-reader';
 import { excludeMatcher } from '../engine/excludes';
 

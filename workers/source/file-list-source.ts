@@ -7,6 +7,7 @@
 import { CairnError } from '../../core/errors';
 import type { FileRef, SourceEntry, SourceFS } from '../../core/archiver/source';
 import { dirEntry, fileEntry, pathOps } from './metadata';
+import { withFileName } from '../client/relative-path';
 
 interface Dir {
   entry: SourceEntry;
@@ -14,18 +15,6 @@ interface Dir {
   children: Map<string, SourceEntry | number>;
   /** The position in the walk order of this directory's last file (-1: none). */
   last: number;
-}
-
-/**
- * A webkitRelativePath with its last component put back as the file's own name: Chromium
- * writes each backslash of the path as "/" (a file "back\\slash" comes as ".../back/slash"),
- * and File.name keeps the name whole. (A folder name with a backslash cannot be told apart
- * from two folders this way, and stays split.)
- */
-export function withFileName(rel: string, name: string): string {
-  if (!name.includes('\\') || rel.endsWith('/' + name)) return rel;
-  const mangled = '/' + name.replaceAll('\\', '/');
-  return rel.endsWith(mangled) ? rel.slice(0, rel.length - mangled.length + 1) + name : rel;
 }
 
 /** Splits a webkitRelativePath into components; throws on paths that try to escape. */

@@ -3,7 +3,8 @@
 // message. Node 20's MessageChannel and File stand in for the browser's; the app's
 // webkitdirectory e2e test (test/e2e/app-webkitdirectory.spec.ts) runs it in Chromium.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { connectFileServer, fileClient, isServedRef, requestMetadata, servedFileList, serveFiles } from './file-server';
+import { connectFileServer, fileClient, isServedRef, requestMetadata } from './file-server';
+import { servedFileList, serveFiles } from '../client/file-server';
 import { browserFileReader, useFileServer } from './file-reader';
 import { fileListSourceOf } from './file-list-source';
 import { CairnError } from '../../core/errors';

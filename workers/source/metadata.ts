@@ -1,8 +1,9 @@
 // The restic node metadata a browser can know about a file: name, size and lastModified.
 // Both source adapters (directory handle, webkitdirectory list) build nodes here, so the same
 // folder gives the same tree blobs whichever way it was picked. Browsers expose no directory
-// times, owners or permissions: directories get the Unix epoch (stable, so unchanged folders
-// keep their tree blobs between backups), files 0644, directories 0755, uid/gid 0.
+// times, owners or permissions: directories are listed with the Unix epoch, and a backup gives
+// each the time of the backup that first saw it as it is (./folder-times.ts); files 0644,
+// directories 0755, uid/gid 0.
 
 import { GoTime } from '../../core/data/go-time';
 import { goFileModeFor } from '../../core/data/file-mode';

@@ -280,3 +280,82 @@ describe('S3Backend CORS detection', () => {
     expect(seen.length).toBe(1);
   });
 });
+
+describe('S3Backend stuck requests (restic --stuck-request-timeout)', () => {
+  /** A body that sends `chunks` pieces `everyMs` apart, then stalls forever unless `end`; it dies with the request's abort. */
+  function trickle(init: RequestInit, chunks: number, everyMs: number, end: boolean): ReadableStream<Uint8Array> {
+    let timer: ReturnType<typeof setInterval>;
+    return new ReadableStream<Uint8Array>({
+      start(c) {
+        let sent = 0;
+        init.signal?.addEventListener('abort', () => {
+          clearInterval(timer);
+          c.error(init.signal!.reason);
+        });
+        timer = setInterval(() => {
+          if (sent === chunks) {
+            clearInterval(timer);
+            if (end) c.close();
+            return;
+          }
+          c.enqueue(new Uint8Array(10).fill(sent++));
+        }, everyMs);
+      },
+    });
+  }
+  const silent = (init: RequestInit) =>
+    new Promise<Response>((_, reject) => init.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }));
+
+  it('abandons a request that gets no answer, as a retryable NETWORK error, after the stuck timeout', async () => {
+    const { be } = backend((_, init) => silent(init), { stuckTimeoutMs: 150 });
+    const t = Date.now();
+    const e = await caught(be.stat({ type: 'config', name: '' }));
+    expect(Date.now() - t).toBeGreaterThanOrEqual(140);
+    expect(Date.now() - t).toBeLessThan(1000);
+    expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['NETWORK', true]);
+    expect((e as Error).message).toMatch(/HEAD config timed out \(no progress for 150 ms\)/);
+  });
+
+  it('abandons a body that stops half-way, and keeps one that trickles slowly but steadily', async () => {
+    const stalls = backend((_, init) => new Response(trickle(init, 3, 20, false), { status: 200 }), { stuckTimeoutMs: 150 });
+    const e = await caught(stalls.be.load({ type: 'config', name: '' }));
+    expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['NETWORK', true]);
+    // 12 chunks 60 ms apart: 720 ms in all, never 150 ms without a byte.
+    const slow = backend((_, init) => new Response(trickle(init, 12, 60, true), { status: 200 }), { stuckTimeoutMs: 150 });
+    const body = await slow.be.load({ type: 'config', name: '' });
+    expect(body.length).toBe(120);
+    expect(body[119]).toBe(11);
+  });
+
+  it('gives an upload its bytes at the floor rate before its answer must start', async () => {
+    const { h, data } = await testObject('data', 1, 1000);
+    const started: number[] = [];
+    const { be } = backend(
+      (_, init) => {
+        started.push(Date.now());
+        return silent(init);
+      },
+      { stuckTimeoutMs: 100, minBytesPerSecond: 4000 }, // 1000 bytes: 250 ms more
+    );
+    const e = await caught(be.save(h, data));
+    expect(isCairnError(e, 'NETWORK')).toBe(true);
+    expect(Date.now() - started[0]!).toBeGreaterThanOrEqual(340);
+  });
+
+  it('still reports the caller abort as ABORTED, at once', async () => {
+    const ac = new AbortController();
+    const { be } = backend((_, init) => silent(init), { stuckTimeoutMs: 10_000 });
+    setTimeout(() => ac.abort(), 30);
+    const t = Date.now();
+    const e = await caught(be.stat({ type: 'config', name: '' }, { signal: ac.signal }));
+    expect(isCairnError(e, 'ABORTED')).toBe(true);
+    expect(Date.now() - t).toBeLessThan(500);
+  });
+
+  it('retried with withRetry, a stuck attempt is followed by a fresh one that succeeds', async () => {
+    const { be, seen } = backend((_, init, n) => (n === 1 ? silent(init) : new Response(new Uint8Array(7), { status: 200 })), { stuckTimeoutMs: 100 });
+    const retrying = withRetry(be, { sleep: async () => {}, random: () => 0 });
+    expect((await retrying.load({ type: 'config', name: '' })).length).toBe(7);
+    expect(seen.length).toBe(2);
+  });
+});

@@ -23,6 +23,7 @@ import { fetchError, responseError, type RequestContext } from './s3-errors';
 import type { S3Method, UrlSigner } from './url-signer';
 import { parseListObjectsV2 } from './xml';
 import { garbageMade } from '../../memory/garbage';
+import { readBody, Watchdog } from './watchdog';
 
 export interface S3BackendOptions {
   signer: UrlSigner;
@@ -52,11 +53,16 @@ export interface S3BackendOptions {
   /** Send `If-None-Match: *` with each PUT so existing objects are never overwritten. */
   noOverwrite?: boolean;
   /**
-   * A request that takes longer than `baseTimeoutMs` plus its bytes at `minBytesPerSecond`
-   * is abandoned as a NETWORK error (retryable), so a stalled connection cannot hang a backup.
-   * Defaults: 60 s and 64 KiB/s (a 16 MiB pack gets 5 minutes).
+   * A request that makes no progress for this long — no answer yet, or no byte of the answer
+   * for this long — is abandoned as a retryable NETWORK error (restic's stuck-request timeout,
+   * `--stuck-request-timeout`, 5 minutes there). Default 60 s.
    */
-  baseTimeoutMs?: number;
+  stuckTimeoutMs?: number;
+  /**
+   * An upload's progress cannot be watched, so it gets its bytes at this rate on top of the
+   * stuck timeout before its answer must start; so does a download read as a Blob (default
+   * 64 KiB/s: a 16 MiB pack gets 256 s more).
+   */
   minBytesPerSecond?: number;
 }
 
@@ -74,8 +80,10 @@ interface Send {
   body?: Uint8Array | Blob;
   /** The URL of the latest attempt, set by #send. */
   url?: string;
-  /** Bytes expected to move (for the request deadline). */
+  /** Bytes expected in the answer's body (presizes the buffer). */
   bytes?: number;
+  /** Watches the latest attempt, set by #send; done() once its answer is read or dropped. */
+  watchdog?: Watchdog;
 }
 
 /** A PUT body made ready by `prepare`: what is sent, and its Content-MD5. */
@@ -125,18 +133,16 @@ export class S3Backend implements Backend {
     this.#noOverwrite = opts.noOverwrite ?? false;
     this.#blobBodies = opts.blobBodies ?? isBrowser();
     if (this.#blobBodies) this.prepare = (data) => this.#prepare(data);
-    this.#baseTimeoutMs = opts.baseTimeoutMs ?? 60_000;
+    this.#stuckMs = opts.stuckTimeoutMs ?? 60_000;
     this.#minRate = opts.minBytesPerSecond ?? 64 * 1024;
   }
 
-  readonly #baseTimeoutMs: number;
+  readonly #stuckMs: number;
   readonly #minRate: number;
 
-  /** The caller's signal combined with this request's deadline. */
-  #deadline(s: Send): AbortSignal {
-    const bytes = (s.body instanceof Blob ? s.body.size : s.body?.length) ?? s.bytes ?? 16 * 1024 * 1024;
-    const timeout = AbortSignal.timeout(this.#baseTimeoutMs + Math.ceil((bytes / this.#minRate) * 1000));
-    return s.signal ? AbortSignal.any([s.signal, timeout]) : timeout;
+  /** How long `bytes` may take at the floor rate, in ms. */
+  #transferMs(bytes: number): number {
+    return Math.ceil((bytes / this.#minRate) * 1000);
   }
 
   #key(h: Handle): string {
@@ -152,19 +158,25 @@ export class S3Backend implements Backend {
     );
     throwIfAborted(s.signal);
     s.url = signed.url;
+    const upload = (s.body instanceof Blob ? s.body.size : s.body?.length) ?? 0;
+    s.watchdog?.done();
+    const watchdog = new Watchdog(this.#stuckMs, s.signal, this.#stuckMs + this.#transferMs(upload));
+    s.watchdog = watchdog;
     const init: RequestInit = {
       method: s.method,
       headers: { ...s.headers, ...s.signed, ...signed.headers },
-      signal: this.#deadline(s),
+      signal: watchdog.signal,
       // Every URL is unique; keep the responses out of the browser's HTTP cache.
       cache: 'no-store',
     };
     if (s.body) init.body = this.#blobBodies && !(s.body instanceof Blob) ? new Blob([s.body as Uint8Array<ArrayBuffer>]) : (s.body as BodyInit);
     try {
       const res = await this.#fetch(signed.url, init);
+      watchdog.kick();
       this.#worked.add(s.method);
       return res;
     } catch (e) {
+      watchdog.done();
       throw fetchError(e, ctx, s.signal, await this.#corsLikely(e, s, signed.url), (globalThis as { location?: { origin?: string } }).location?.origin);
     }
   }
@@ -181,18 +193,39 @@ export class S3Backend implements Backend {
     }
   }
 
-  async #body(res: Response, ctx: RequestContext, signal?: AbortSignal): Promise<Uint8Array> {
+  /** Reads the answer's body under the request's watchdog, then stops watching. */
+  async #body(res: Response, s: Send): Promise<Uint8Array> {
+    const watchdog = s.watchdog!;
     try {
-      const body = new Uint8Array(await (this.#blobBodies ? (await res.blob()).arrayBuffer() : res.arrayBuffer()));
+      const declared = Number(res.headers.get('content-length') ?? NaN);
+      const expected = Number.isSafeInteger(declared) && declared >= 0 ? declared : s.bytes;
+      let body: Uint8Array;
+      if (this.#blobBodies) {
+        // A Blob arrives whole: give it its bytes at the floor rate instead of watching chunks.
+        watchdog.kick(this.#stuckMs + this.#transferMs(expected ?? 16 * 1024 * 1024));
+        body = new Uint8Array(await (await res.blob()).arrayBuffer());
+      } else body = await readBody(res.body, watchdog, expected);
       garbageMade(body.length); // a fresh buffer, dropped once its blobs are read
       return body;
     } catch (e) {
-      throw fetchError(e, ctx, signal);
+      throw fetchError(e, s, s.signal);
+    } finally {
+      watchdog.done();
     }
   }
 
+  /** Drops an answer's body unread and stops watching the request. */
+  async #drop(res: Response, s: Send): Promise<void> {
+    s.watchdog?.done();
+    await res.body?.cancel().catch(() => {});
+  }
+
   async #fail(res: Response, s: Send): Promise<never> {
-    throw await responseError(res, { op: s.op, method: s.method, key: s.key, target: s.target, expiresAt: urlExpiry(s.url) });
+    try {
+      throw await responseError(res, { op: s.op, method: s.method, key: s.key, target: s.target, expiresAt: urlExpiry(s.url) });
+    } finally {
+      s.watchdog?.done();
+    }
   }
 
   async #prepare(data: Uint8Array): Promise<S3Body> {
@@ -220,13 +253,13 @@ export class S3Backend implements Backend {
     };
     const res = await this.#send(s);
     if (res.status === 412 && this.#noOverwrite) {
-      await res.body?.cancel();
+      await this.#drop(res, s);
       // Content-addressed names: an existing object already holds these bytes. Not so for config.
       if (h.type === 'config') throw new CairnError('ALREADY_EXISTS', 'config already exists', { op: 'save', detail: { handle: target } });
       return;
     }
     if (!res.ok) await this.#fail(res, s);
-    await this.#body(res, s, opts.signal);
+    await this.#body(res, s);
   }
 
   async load(h: Handle, opts: LoadOptions = {}): Promise<Uint8Array> {
@@ -245,13 +278,13 @@ export class S3Backend implements Backend {
     };
     const res = await this.#send(s);
     if (res.status === 416) {
-      await res.body?.cancel();
+      await this.#drop(res, s);
       const size = totalFromContentRange(res.headers.get('content-range')) ?? (await this.stat(h, opts)).size;
       if (length === 0 && offset === size) return new Uint8Array(0);
       throw outOfRangeError(h, offset, length, size);
     }
     if (!res.ok) await this.#fail(res, s);
-    const bytes = await this.#body(res, s, opts.signal);
+    const bytes = await this.#body(res, s);
     if (res.status === 200) {
       // No range asked for, or a server that ignored it: cut the range out here.
       if (!headers['range']) return bytes;
@@ -276,6 +309,7 @@ export class S3Backend implements Backend {
     const s: Send = { op: 'stat', method: 'HEAD', key: this.#key(h), target: handleString(h), signal: opts.signal };
     const res = await this.#send(s);
     if (!res.ok) await this.#fail(res, s);
+    await this.#drop(res, s);
     const size = Number(res.headers.get('content-length'));
     if (!Number.isSafeInteger(size) || size < 0) {
       throw new CairnError('BACKEND_IO', `HEAD ${s.target} gave no Content-Length (is Content-Length exposed by CORS?)`, {
@@ -292,7 +326,7 @@ export class S3Backend implements Backend {
     const s: Send = { op: 'remove', method: 'DELETE', key: this.#key(h), target: handleString(h), signal: opts.signal };
     const res = await this.#send(s);
     if (!res.ok) await this.#fail(res, s);
-    await res.body?.cancel();
+    await this.#drop(res, s);
   }
 
   async *list(type: FileType, opts: RequestOptions = {}): AsyncIterable<FileInfo> {
@@ -316,7 +350,7 @@ export class S3Backend implements Backend {
       const s: Send = { op: 'list', method: 'GET', key: '', target: type, signal, query };
       const res = await this.#send(s);
       if (!res.ok) await this.#fail(res, s);
-      const text = new TextDecoder().decode(await this.#body(res, s, signal));
+      const text = new TextDecoder().decode(await this.#body(res, s));
       let page;
       try {
         page = parseListObjectsV2(text);

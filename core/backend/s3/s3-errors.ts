@@ -5,6 +5,7 @@
 
 import { CairnError, abortError } from '../../errors';
 import { parseS3Error } from './xml';
+import { StuckRequestError } from './watchdog';
 
 export interface RequestContext {
   /** Backend operation: save, load, stat, list, remove. */
@@ -106,10 +107,16 @@ export function fetchError(e: unknown, ctx: RequestContext, signal: AbortSignal 
   if (signal?.aborted) return abortError(signal);
   const detail = { target: ctx.target, key: ctx.key };
   if (e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError')) {
-    // Not the caller's cancellation: the request's own deadline (a stalled connection).
-    return new CairnError('NETWORK', `${ctx.method} ${ctx.target} timed out`, { op: ctx.op, cause: e, retryable: true, detail });
+    // Not the caller's cancellation: the request's own watchdog (a stalled connection).
+    const why = e instanceof StuckRequestError ? ` (${e.message})` : '';
+    return new CairnError('NETWORK', `${ctx.method} ${ctx.target} timed out${why}`, {
+      op: ctx.op,
+      cause: e,
+      retryable: true,
+      detail: { ...detail, stuck: true },
+    });
   }
-  const why = e instanceof Error ? e.message : String(e);
+  const why = failureText(e);
   if (corsLikely) {
     return new CairnError(
       'CORS_BLOCKED',
@@ -119,4 +126,11 @@ export function fetchError(e: unknown, ctx: RequestContext, signal: AbortSignal 
     );
   }
   return new CairnError('NETWORK', `${ctx.method} ${ctx.target} did not get through: ${why}`, { op: ctx.op, cause: e, retryable: true, detail });
+}
+
+/** A failed fetch in words: Node's "fetch failed" says why only in its cause (connect ECONNREFUSED …). */
+function failureText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = e.cause instanceof Error ? e.cause.message : undefined;
+  return cause && !e.message.includes(cause) ? `${e.message} (${cause})` : e.message;
 }

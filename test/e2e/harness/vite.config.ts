@@ -13,6 +13,8 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
 export default defineConfig({
   root: here,
   publicDir: false,
+  // The e2e builds' test knob (vite.config.ts): here, the cheap KDF for the many repositories the specs create.
+  define: { __CAIRN_TEST_HOOKS__: 'true' },
   build: {
     outDir: `${repo}dist/harness`,
     emptyOutDir: true,

@@ -83,11 +83,30 @@ export async function readSummary(page: Page, after?: string): Promise<BackupCou
   };
 }
 
-export async function gotoTab(page: Page, name: 'Snapshots' | 'Back up' | 'Search' | 'Compare'): Promise<void> {
+export async function gotoTab(page: Page, name: 'Overview' | 'Snapshots' | 'Back up' | 'Plans' | 'History' | 'Search' | 'Compare'): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 }
 
 /** Performance measures the app recorded (name → duration ms, the newest of each name). */
 export async function measures(page: Page): Promise<Record<string, number>> {
   return page.evaluate(() => Object.fromEntries(performance.getEntriesByType('measure').map((m) => [m.name, m.duration])));
+}
+
+/** From the Plans tab: a new plan of the OPFS folder `dir`, with a schedule of every `hours` hours (or daily at `at`). */
+export async function createPlan(page: Page, name: string, dir: string[], schedule: { hours: number } | { dailyAt: string }): Promise<void> {
+  await gotoTab(page, 'Plans');
+  await page.getByRole('link', { name: 'New plan' }).click();
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await setPick(page, 'source', dir);
+  await page.getByRole('button', { name: 'Add folder…' }).click();
+  await expect(page.getByTestId('plan-folders')).toContainText(dir.at(-1)!);
+  if ('hours' in schedule) {
+    await page.getByLabel('Every few hours').check();
+    await page.getByLabel('Every', { exact: true }).fill(String(schedule.hours));
+  } else {
+    await page.getByLabel('Every day').check();
+    await page.getByLabel('At', { exact: true }).fill(schedule.dailyAt);
+  }
+  await page.getByRole('button', { name: 'Create plan' }).click();
+  await expect(page.getByTestId('plan-list').locator(`li[data-plan="${name}"]`)).toBeVisible();
 }

@@ -1,0 +1,34 @@
+import { copySnapshots } from '../../core/copy';
+import { listSnapshots, matches } from '../../core/repository/snapshots';
+import type { FlagSpecs } from '../args';
+import { openRepository, withLock, type Context } from '../context';
+import { cliPrinter } from '../printer';
+import { FROM_REPO_FLAGS, openSecondary, secondaryOptions } from '../secondary-repo';
+import { SNAPSHOT_FILTER_FLAGS, selectReadable, snapshotFilter } from '../snapshot-filter';
+
+export const summary = 'Copy snapshots from one repository to another';
+
+export const flags: FlagSpecs = { ...FROM_REPO_FLAGS, ...SNAPSHOT_FILTER_FLAGS };
+
+/** `cairn -r DEST copy --from-repo SRC [ID…]`: the source is read-locked, the destination append-locked. */
+export async function run(ctx: Context): Promise<number> {
+  const from = await secondaryOptions(ctx);
+  const { repo: src } = await openSecondary(ctx, from);
+  const pr = cliPrinter(ctx);
+  await withLock(
+    ctx,
+    src,
+    false,
+    async () => {
+      const { repo: dst } = await openRepository(ctx);
+      await withLock(ctx, dst, false, async () => {
+        const selected = await selectReadable(ctx, src, ctx.p.args);
+        const filter = snapshotFilter(ctx);
+        const target = (await listSnapshots(dst, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
+        await copySnapshots(src, dst, selected, target, { signal: ctx.signal, printer: pr });
+      });
+    },
+    true,
+  );
+  return 0;
+}

@@ -1,0 +1,163 @@
+// Shell completion scripts and man pages for `cairn generate`, built from the command
+// registry so they list exactly the commands and flags cairn accepts.
+
+import type { FlagSpecs } from './args';
+import { GLOBAL_FLAGS } from './global';
+import type { CommandInfo } from './help';
+
+type Registry = Record<string, CommandInfo>;
+
+const words = (flags: FlagSpecs) =>
+  Object.entries(flags)
+    .flatMap(([n, s]) => [`--${n}`, ...(s.short ? [`-${s.short}`] : [])])
+    .sort();
+
+const valueFlags = (flags: FlagSpecs) =>
+  Object.entries(flags)
+    .filter(([, s]) => s.type !== 'bool')
+    .flatMap(([n, s]) => [`--${n}`, ...(s.short ? [`-${s.short}`] : [])]);
+
+/** A bash completion script: the command word first, then its flags and the global ones; files for flag values. */
+export function bashCompletion(commands: Registry): string {
+  const names = [...Object.keys(commands), 'help', 'version'].sort();
+  const cases = Object.entries(commands)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([n, c]) => `    ${n}) flags="${words(c.flags).join(' ')}"; values="${valueFlags(c.flags).join(' ')}" ;;`)
+    .join('\n');
+  return `# bash completion for cairn                                -*- shell-script -*-
+# Load with: source <this file>   (or copy it to /etc/bash_completion.d/cairn)
+
+_cairn() {
+  local cur prev cmd i flags values
+  COMPREPLY=()
+  cur="\${COMP_WORDS[COMP_CWORD]}"
+  prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  local globals="${words(GLOBAL_FLAGS).join(' ')}"
+  local global_values="${valueFlags(GLOBAL_FLAGS).join(' ')}"
+  cmd=""
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case "\${COMP_WORDS[i]}" in
+      -*) case " $global_values " in *" \${COMP_WORDS[i]} "*) ((i++)) ;; esac ;;
+      *) cmd="\${COMP_WORDS[i]}"; break ;;
+    esac
+  done
+  flags=""; values=""
+  case "$cmd" in
+${cases}
+  esac
+  if [[ " $values $global_values " == *" $prev "* ]]; then
+    COMPREPLY=( $(compgen -f -- "$cur") )
+    return 0
+  fi
+  if [[ -z "$cmd" ]]; then
+    if [[ "$cur" == -* ]]; then
+      COMPREPLY=( $(compgen -W "$globals" -- "$cur") )
+    else
+      COMPREPLY=( $(compgen -W "${names.join(' ')}" -- "$cur") )
+    fi
+    return 0
+  fi
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=( $(compgen -W "$flags $globals" -- "$cur") )
+  else
+    COMPREPLY=( $(compgen -f -- "$cur") )
+  fi
+  return 0
+}
+complete -o default -F _cairn cairn
+`;
+}
+
+const zshQuote = (s: string) => s.replace(/[[\]:'\\]/g, (c) => (c === "'" ? `'\\''` : `\\${c}`));
+
+function zshSpecs(flags: FlagSpecs): string[] {
+  return Object.entries(flags)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([n, s]) => {
+      const help = `[${zshQuote(s.help ?? n)}]`;
+      const value = s.type === 'bool' ? '' : `:${n}:_files`;
+      const rep = s.type === 'strings' ? '*' : '';
+      if (!s.short) return `'${rep}--${n}${help}${value}'`;
+      return `'${rep}(-${s.short} --${n})'{-${s.short},--${n}}'${help}${value}'`;
+    });
+}
+
+/** A zsh completion function (#compdef): commands with their summaries, then each command's flags. */
+export function zshCompletion(commands: Registry): string {
+  const entries = Object.entries(commands).sort(([a], [b]) => (a < b ? -1 : 1));
+  const list = [...entries.map(([n, c]) => `'${n}:${zshQuote(c.summary)}'`), `'help:Help about any command'`, `'version:Print version information'`];
+  const cases = entries.map(
+    ([n, c]) =>
+      `    ${n})\n      _arguments -s \\\n        ${[...zshSpecs(c.flags), ...zshSpecs(GLOBAL_FLAGS), "'*:file:_files'"].join(' \\\n        ')}\n      ;;`,
+  );
+  return `#compdef cairn
+# zsh completion for cairn. Put this file in a directory on $fpath as _cairn.
+
+_cairn() {
+  local -a commands
+  commands=(
+    ${list.join('\n    ')}
+  )
+  local curcontext="$curcontext" state line
+  _arguments -C \\
+    ${zshSpecs(GLOBAL_FLAGS).join(' \\\n    ')} \\
+    '1: :->command' \\
+    '*:: :->args'
+  case $state in
+  command)
+    _describe -t commands 'cairn command' commands
+    ;;
+  args)
+    case $words[1] in
+${cases.join('\n')}
+    esac
+    ;;
+  esac
+}
+
+if [ "$funcstack[1]" = "_cairn" ]; then
+  _cairn "$@"
+else
+  compdef _cairn cairn
+fi
+`;
+}
+
+/** roff-escaped text: backslashes, and a leading dot or quote that would start a request. */
+const roff = (s: string) =>
+  s
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .replace(/^([.'])/gm, '\\&$1');
+
+function manFlags(flags: FlagSpecs): string {
+  return Object.entries(flags)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([n, s]) => `.PP\n\\fB${s.short ? `\\-${s.short}\\fP, \\fB` : ''}\\-\\-${roff(n)}\\fP${s.type === 'bool' ? '' : '=""'}\n    ${roff(s.help ?? '')}\n`)
+    .join('');
+}
+
+/** Man pages as cobra's doc generator lays them out: cairn.1 and cairn-<command>.1. */
+export function manPages(commands: Registry, date: string): Map<string, string> {
+  const head = (name: string, summary: string) =>
+    `.nh\n.TH "${name.toUpperCase()}" "1" "${date}" "generated by cairn generate" ""\n\n.SH NAME\n${roff(name)} \\- ${roff(summary)}\n\n`;
+  const pages = new Map<string, string>();
+  const names = Object.keys(commands).sort();
+  pages.set(
+    'cairn.1',
+    head('cairn', 'restic-compatible encrypted backups') +
+      `.SH SYNOPSIS\n\\fBcairn\\fP [flags] command\n\n.SH DESCRIPTION\n.PP\ncairn reads and writes restic repositories (format v1 and v2) with restic's commands, flags and output.\n\n.SH OPTIONS\n${manFlags(GLOBAL_FLAGS)}\n.SH SEE ALSO\n${names.map((n) => `\\fBcairn\\-${roff(n)}(1)\\fP`).join(', ')}\n`,
+  );
+  for (const n of names) {
+    const c = commands[n]!;
+    pages.set(
+      `cairn-${n}.1`,
+      head(`cairn-${n}`, c.summary) +
+        `.SH SYNOPSIS\n\\fBcairn ${roff(n)} ${roff(c.usage ?? '[flags]')}\\fP\n\n.SH DESCRIPTION\n.PP\n${roff((c.description ?? c.summary).trim())}\n\n` +
+        `.SH OPTIONS\n${manFlags({ ...c.flags, help: { type: 'bool', short: 'h', help: `help for ${n}` } })}\n` +
+        `.SH OPTIONS INHERITED FROM PARENT COMMANDS\n${manFlags(Object.fromEntries(Object.entries(GLOBAL_FLAGS).filter(([k]) => k !== 'help')))}\n` +
+        `.SH SEE ALSO\n\\fBcairn(1)\\fP\n`,
+    );
+  }
+  return pages;
+}

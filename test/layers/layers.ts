@@ -1,0 +1,96 @@
+// The layer rules of ../shared/STYLE.md as data, and a checker over import statements:
+//   core/     imports nothing outside core/ (tests may use test/ helpers and Node), and no
+//             package but the WebAssembly libraries it wraps
+//   workers/  imports core/ and itself, never web/, cli/ or sw/
+//   cli/      imports core/ and itself, never web/, workers/ or sw/
+//   web/      reaches workers/ only through workers/api.ts and workers/client/
+//   web/components/  do not call the engine: no value import of the engine client
+//             (web/lib/engine.ts) or of workers/ and core/ (types are fine)
+//   sw/       stands alone
+// Imports are read with a regular expression, not a parser: static `import … from`, `export …
+// from`, side-effect `import '…'` and dynamic `import('…')` with a literal specifier.
+
+import path from 'node:path';
+
+export interface ImportRef {
+  specifier: string;
+  /** `import type …` / `export type …`: erased at build time. */
+  typeOnly: boolean;
+  line: number;
+}
+
+export interface Violation {
+  file: string;
+  line: number;
+  specifier: string;
+  rule: string;
+}
+
+const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
+const DYNAMIC = /import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** The imports of one source file (a .svelte file's script blocks included). */
+export function importsOf(source: string): ImportRef[] {
+  const out: ImportRef[] = [];
+  const lineAt = (i: number) => source.slice(0, i).split('\n').length;
+  for (const m of source.matchAll(IMPORT)) out.push({ specifier: m[3]!, typeOnly: Boolean(m[2]), line: lineAt(m.index!) });
+  for (const m of source.matchAll(DYNAMIC)) out.push({ specifier: m[1]!, typeOnly: false, line: lineAt(m.index!) });
+  return out;
+}
+
+const CORE_PACKAGES = new Set(['hash-wasm', '@bokuweb/zstd-wasm']);
+const top = (p: string) => p.split('/')[0]!;
+
+/**
+ * The rule an import breaks, or undefined. `file` is a path from the repository root; `test`
+ * says it is test code (a test, or a suite tests import): core's may also use test/ helpers,
+ * Node and vitest; the other layers' tests set up whatever runtime they need.
+ */
+export function ruleBroken(file: string, ref: ImportRef, test = false): string | undefined {
+  const relative = ref.specifier.startsWith('.');
+  const target = relative ? path.posix.normalize(path.posix.join(path.posix.dirname(file), ref.specifier)) : undefined;
+  const from = top(file);
+  const to = target ? top(target) : undefined;
+  if (test && from !== 'core') return undefined;
+  switch (from) {
+    case 'core':
+      if (test) return to && to !== 'core' && to !== 'test' ? 'core/ tests import only core/ and test/ helpers' : undefined;
+      if (target) return to === 'core' ? undefined : 'core/ imports nothing outside core/';
+      return CORE_PACKAGES.has(ref.specifier) ? undefined : `core/ uses no package but ${[...CORE_PACKAGES].join(', ')} (no Node, no DOM libraries)`;
+    case 'workers':
+      return to === 'web' || to === 'cli' || to === 'sw' ? 'workers/ imports core/ and itself only' : undefined;
+    case 'cli':
+      return to === 'web' || to === 'workers' || to === 'sw' ? 'cli/ imports core/ and itself only' : undefined;
+    case 'sw':
+      return to && to !== 'sw' ? 'sw/ stands alone' : undefined;
+    case 'web':
+      return webRule(file, target, ref);
+  }
+  return undefined;
+}
+
+function webRule(file: string, target: string | undefined, ref: ImportRef): string | undefined {
+  if (!target) return undefined;
+  if (top(target) === 'workers' && target !== 'workers/api' && target !== 'workers/api.ts' && !target.startsWith('workers/client/')) {
+    return 'web/ reaches workers/ only through workers/api.ts and workers/client/';
+  }
+  if (file.startsWith('web/components/') && !ref.typeOnly) {
+    if (target.replace(/\.ts$/, '') === 'web/lib/engine') return 'components do not call the engine (state classes do)';
+    if (top(target) === 'workers' || top(target) === 'core') return 'components import only types from workers/ and core/';
+  }
+  return undefined;
+}
+
+/** Every broken rule among `files` (path from the repository root → source text). */
+export function checkLayers(files: Map<string, string>): Violation[] {
+  const out: Violation[] = [];
+  for (const [file, source] of files) {
+    const refs = importsOf(source);
+    const test = /\.(test|spec)\.ts$/.test(file) || refs.some((r) => r.specifier === 'vitest');
+    for (const ref of refs) {
+      const rule = ruleBroken(file, ref, test);
+      if (rule) out.push({ file, line: ref.line, specifier: ref.specifier, rule });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { appError, describeError, describeWarning, errorCode, isCode } from './messages';
+
+describe('messages', () => {
+  it.each([
+    [{ code: 'WRONG_PASSWORD', message: 'x' }, 'WRONG_PASSWORD'],
+    [{ code: 'NO_SUCH_CODE' }, 'INTERNAL'],
+    [{ name: 'AbortError' }, 'ABORTED'],
+    [{ name: 'NotAllowedError' }, 'PERMISSION_DENIED'],
+    [{ name: 'QuotaExceededError' }, 'QUOTA_EXCEEDED'],
+    [new Error('LOCKED: repository is locked'), 'LOCKED'],
+    [new TypeError('Failed to fetch'), 'NETWORK'],
+    ['a string', 'INTERNAL'],
+    [undefined, 'INTERNAL'],
+  ])('errorCode(%j) = %s', (e, code) => {
+    expect(errorCode(e)).toBe(code);
+  });
+
+  it('describes with the code’s own text, keeps the engine’s message as detail, and marks what a retry can help', () => {
+    const d = describeError({ code: 'NETWORK', message: 'connect ECONNREFUSED' });
+    expect(d).toMatchObject({ code: 'NETWORK', title: 'Cannot reach the storage', retryable: true, detail: 'connect ECONNREFUSED' });
+    expect(describeError({ code: 'MAC_MISMATCH', message: 'x' }).retryable).toBe(false);
+    expect(isCode(appError('NEEDS_NETWORK'), 'NEEDS_NETWORK')).toBe(true);
+  });
+
+  it('words a warning by its code, or by its own message when the code is unknown', () => {
+    expect(describeWarning({ path: '/a', code: 'SOURCE_READ', message: 'EIO' })).toBe('/a: A file could not be read');
+    expect(describeWarning({ path: '/a', code: 'WHATEVER', message: 'odd' })).toBe('/a: odd');
+  });
+});

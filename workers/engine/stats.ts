@@ -1,0 +1,61 @@
+// Numbers for the dashboard: what the repository stores (from the index, like
+// `restic stats --mode raw-data`), and the size of snapshots whose summary does not give it
+// (restic before 0.17 wrote none): the sum of their files' sizes, like
+// `restic stats --mode restore-size`, counted from their trees. Both work offline from the
+// cache: the index and the trees are what the offline cache keeps.
+
+import type { ID } from '../../core/id';
+import { throwIfAborted } from '../../core/errors';
+import type { RepoStats } from '../api';
+import type { Session } from './session';
+
+/** Per session: what the index held when it was last counted, and each tree's total file size. */
+const memo = new WeakMap<Session, { indexSize: number; stats?: RepoStats; treeBytes: Map<ID, number> }>();
+
+function memoOf(s: Session) {
+  let m = memo.get(s);
+  if (!m) memo.set(s, (m = { indexSize: -1, treeBytes: new Map() }));
+  return m;
+}
+
+export async function repositoryStats(s: Session, signal?: AbortSignal): Promise<RepoStats> {
+  await s.repo.loadIndex({ signal });
+  const m = memoOf(s);
+  const index = s.repo.index;
+  const snapshots = (await s.snapshots(signal)).length;
+  if (m.stats && m.indexSize === index.size) return { ...m.stats, snapshots };
+  let storedBytes = 0;
+  let uncompressedBytes = 0;
+  for (const b of index.entries()) {
+    storedBytes += b.length;
+    uncompressedBytes += b.uncompressedLength || b.length - 32;
+  }
+  m.indexSize = index.size;
+  m.stats = { snapshots, packs: index.packCount, blobs: index.size, storedBytes, uncompressedBytes };
+  return m.stats;
+}
+
+/** Total size of the files below a tree, each file counted wherever it appears. */
+async function treeBytes(s: Session, id: ID, memoBytes: Map<ID, number>, signal?: AbortSignal): Promise<number> {
+  const known = memoBytes.get(id);
+  if (known !== undefined) return known;
+  throwIfAborted(signal);
+  let total = 0;
+  for (const n of (await s.tree(id, signal)).nodes) {
+    if (n.type === 'file') total += n.size ?? 0;
+    else if (n.type === 'dir' && n.subtree) total += await treeBytes(s, n.subtree, memoBytes, signal);
+  }
+  memoBytes.set(id, total);
+  return total;
+}
+
+/** Sizes of the given snapshots (by full ID), counted from their trees. */
+export async function snapshotSizes(s: Session, ids: readonly string[], signal?: AbortSignal): Promise<Record<string, number>> {
+  const m = memoOf(s);
+  const out: Record<string, number> = {};
+  for (const id of ids) {
+    const sn = await s.snapshot(id);
+    out[sn.id] = await treeBytes(s, sn.snapshot.tree, m.treeBytes, signal);
+  }
+  return out;
+}
