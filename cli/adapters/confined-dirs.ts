@@ -37,8 +37,8 @@ export class ConfinedDirs {
     assertSafePath(dir);
     // From the deepest known ancestor down (usually the parent): linear in the depth, so a tree
     // nested thousands of folders deep does not cost the cube of its depth.
-    let known = dir.length;
-    while (known > 0 && !this.#known.has(dir.slice(0, known).join('/'))) known--;
+    const known = this.#knownDepth(dir);
+    if (known === dir.length) return;
     let key = dir.slice(0, known).join('/');
     let abs = path.join(this.#root, ...dir.slice(0, known));
     for (let i = known; i < dir.length; i++) {
@@ -57,16 +57,30 @@ export class ConfinedDirs {
    */
   check(dir: readonly string[]): boolean {
     assertSafePath(dir);
-    if (this.#known.has(dir.join('/'))) return true;
-    for (let i = 0; i <= dir.length; i++) {
-      const key = dir.slice(0, i).join('/');
-      if (this.#known.has(key)) continue;
+    const known = this.#knownDepth(dir);
+    let key = known > 0 ? dir.slice(0, known).join('/') : '';
+    for (let i = known + 1; i <= dir.length; i++) {
+      if (i > 0) key = i === 1 ? dir[0]! : `${key}/${dir[i - 1]!}`;
       // The root itself is the user's choice and may be a symlink to a folder; below it, nothing is followed.
       const st = (i === 0 ? fs.statSync : fs.lstatSync)(path.join(this.#root, ...dir.slice(0, i)), { throwIfNoEntry: false });
       if (!st?.isDirectory()) return false;
       this.#known.add(key);
     }
     return true;
+  }
+
+  /**
+   * How many leading components of `dir` are known real directories (-1: not even the root),
+   * looked up from the deepest, each key cut from the one below it: one lookup when `dir`
+   * itself is known, two when its parent is.
+   */
+  #knownDepth(dir: readonly string[]): number {
+    let key = dir.join('/');
+    for (let n = dir.length; n > 0; n--) {
+      if (this.#known.has(key)) return n;
+      key = n === 1 ? '' : key.slice(0, key.length - dir[n - 1]!.length - 1);
+    }
+    return this.#known.has('') ? 0 : -1;
   }
 
   /** Whether this restore made `dir` (so nothing was in it before). */

@@ -206,19 +206,27 @@ export class RestorePlanner {
   async #ensureDir(path: string[]): Promise<void> {
     // Most calls are for a directory already made (every file's own): one key, not one per
     // ancestor (D2 in Chromium: the ancestors' keys were 56 of the 318 MiB the engine's JS
-    // allocated during the restore).
+    // allocated during the restore). Otherwise the folders missing are found from the deepest
+    // made one up (usually the parent, made as the walk entered it), each key cut from its
+    // child's: a few lookups per folder, so a tree nested thousands deep costs its depth, not
+    // the cube of it (every ancestor of every folder looked up).
     const made = this.plan.made;
     made.add('');
-    const key = path.join('/');
-    if (path.length === 0 || made.has(key)) return;
-    for (let i = 1; i <= path.length; i++) {
-      const k = i === path.length ? key : path.slice(0, i).join('/');
-      if (made.has(k)) continue;
-      made.add(k);
+    if (path.length === 0) return;
+    const missing = [path.join('/')]; // deepest first
+    if (made.has(missing[0]!)) return;
+    for (let n = path.length - 1; n > 0; n--) {
+      const parent = missing[missing.length - 1]!.slice(0, -(path[n]!.length + 1));
+      if (made.has(parent)) break;
+      missing.push(parent);
+    }
+    for (let k = missing.length - 1; k >= 0; k--) {
+      const key = missing[k]!;
+      made.add(key);
       if (this.opts.dryRun) continue;
-      await this.target.mkdir(path.slice(0, i)).catch((e: unknown) => {
-        made.delete(k);
-        this.#refused.add(k);
+      await this.target.mkdir(path.slice(0, path.length - k)).catch((e: unknown) => {
+        made.delete(key);
+        this.#refused.add(key);
         throw e;
       });
     }
