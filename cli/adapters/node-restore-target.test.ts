@@ -32,6 +32,18 @@ describe('nodeRestoreTarget', () => {
     await expect(fs.access(path.join(dir, 'missing'))).rejects.toThrow();
   });
 
+  it('a name or a path too long for the file system is NAME_NOT_ALLOWED, not an internal error', async () => {
+    const t = nodeRestoreTarget(path.join(dir, 'root'));
+    const long = 'n'.repeat(300); // NAME_MAX is 255
+    const deep = Array<string>(2100).fill('d'); // 4200 characters: past PATH_MAX
+    const refused = expect.objectContaining({ code: 'NAME_NOT_ALLOWED', message: expect.stringContaining('ENAMETOOLONG') });
+    await expect(t.mkdir([long])).rejects.toEqual(refused);
+    await expect(t.createFile([long], 1)).rejects.toEqual(refused);
+    await expect(t.symlink([long], 'x')).rejects.toEqual(refused);
+    await expect(t.mkdir(deep)).rejects.toEqual(refused);
+    expect(await fs.readdir(dir)).toEqual(['root']);
+  });
+
   it('truncates an existing longer file', async () => {
     await fs.writeFile(path.join(dir, 'f'), 'a much longer old content');
     const t = nodeRestoreTarget(dir);

@@ -31,13 +31,22 @@ export function nodeRestoreTarget(root: string, opts: NodeRestoreTargetOptions =
   const dirs = new ConfinedDirs(root);
   return {
     async mkdir(p) {
-      dirs.ensure(p);
+      try {
+        dirs.ensure(p);
+      } catch (e) {
+        throw coded(e);
+      }
     },
     isNew: (dir) => dirs.isNew(dir),
     async createFile(p, size, o): Promise<FileWriter> {
       const fresh = dirs.isNew(p.slice(0, -1));
-      const file = dirs.inside(p);
-      const fd = fresh ? openReplacing(file, FRESH, opts) : openExisting(file, size, o?.keep ?? false, opts);
+      let fd: number;
+      try {
+        const file = dirs.inside(p);
+        fd = fresh ? openReplacing(file, FRESH, opts) : openExisting(file, size, o?.keep ?? false, opts);
+      } catch (e) {
+        throw coded(e);
+      }
       try {
         // Sized up front when it takes more than one blob (writes come in pack order); a
         // one-blob file gets its size from the single write.
@@ -49,10 +58,14 @@ export function nodeRestoreTarget(root: string, opts: NodeRestoreTargetOptions =
       return fileWriter(fd);
     },
     async symlink(p, target) {
-      const file = dirs.inside(p);
-      fs.rmSync(file, { force: true });
-      dirs.replaced(p);
-      fs.symlinkSync(target, file);
+      try {
+        const file = dirs.inside(p);
+        fs.rmSync(file, { force: true });
+        dirs.replaced(p);
+        fs.symlinkSync(target, file);
+      } catch (e) {
+        throw coded(e);
+      }
     },
     async setMetadata(p, node: Node) {
       setMetadata(dirs, p, node);
@@ -83,6 +96,18 @@ export function nodeRestoreTarget(root: string, opts: NodeRestoreTargetOptions =
       return dirs.check(p) ? fs.readdirSync(dirs.abs(p)) : [];
     },
   };
+}
+
+/**
+ * A path the file system will not take because it is too long (a component over NAME_MAX, or
+ * the whole over PATH_MAX: a tree nested ~2000 deep) is NAME_NOT_ALLOWED; other errors pass.
+ */
+function coded(e: unknown): unknown {
+  if ((e as NodeJS.ErrnoException | undefined)?.code !== 'ENAMETOOLONG') return e;
+  return new CairnError('NAME_NOT_ALLOWED', 'the path is longer than the file system of the target allows (ENAMETOOLONG)', {
+    cause: e,
+    detail: { errno: 'ENAMETOOLONG' },
+  });
 }
 
 /** Opens `file` with `flags`; a symlink there is replaced, never followed, and so is a folder where the options allow. */
