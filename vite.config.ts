@@ -5,7 +5,8 @@
 // CAIRN_TEST_HOOKS=1 builds the e2e variant into dist/app-e2e: identical except that
 // `__CAIRN_TEST_HOOKS__` is true, which lets Playwright inject OPFS directory handles where a
 // real user would see showDirectoryPicker() (headless Chromium cannot drive that dialog).
-// Normal builds compile the hook away entirely.
+// Normal builds compile the hook away entirely. `__CAIRN_TUNING__` (the engine's tuning knobs,
+// workers/api.ts TuningApi) is false in both: only the engine harness and the benchmarks set it.
 
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
@@ -17,7 +18,8 @@ const testHooks = process.env['CAIRN_TEST_HOOKS'] === '1';
 export default defineConfig({
   root: '.',
   publicDir: 'public',
-  define: { __CAIRN_TEST_HOOKS__: JSON.stringify(testHooks) },
+  // The engine's tuning knobs (workers/api.ts TuningApi) are for the harness and the benchmarks only.
+  define: { __CAIRN_TEST_HOOKS__: JSON.stringify(testHooks), __CAIRN_TUNING__: 'false' },
   build: {
     outDir: testHooks ? 'dist/app-e2e' : 'dist/app',
     emptyOutDir: true,

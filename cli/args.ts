@@ -4,7 +4,7 @@
 
 import { CairnError } from '../core/errors';
 
-export type FlagType = 'string' | 'bool' | 'strings' | 'int';
+export type FlagType = 'string' | 'bool' | 'strings' | 'int' | 'count';
 
 export interface FlagSpec {
   type: FlagType;
@@ -33,6 +33,13 @@ export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
   const set = (name: string, value: string | undefined, next: () => string | undefined) => {
     const spec = specs[name];
     if (!spec) throw new CairnError('USAGE', `unknown flag: --${name}`);
+    if (spec.type === 'count') {
+      // pflag CountVar: each -v adds one; --verbose=n sets n.
+      if (value === undefined) flags[name] = ((flags[name] as number | undefined) ?? 0) + 1;
+      else if (/^\d+$/.test(value)) flags[name] = Number(value);
+      else throw new CairnError('USAGE', `invalid argument "${value}" for --${name}: not a count`);
+      return;
+    }
     if (spec.type === 'bool') {
       // Go's strconv.ParseBool spellings of false (we only knew "false" and "0").
       flags[name] = value === undefined ? true : !GO_FALSE.has(value);
@@ -60,8 +67,7 @@ export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
     } else if (a.startsWith('-') && a.length > 1) {
       // pflag parseShortArg: each letter is a flag; `=` after one gives its value (-r=x,
       // -q=false); the first non-boolean one takes the rest of the argument or the next one.
-      // Fix: a value flag after boolean ones (-qr /srv/repo, -qrx) was refused as unknown,
-      // and -q=false too.
+      // So a value flag may follow boolean ones (-qr /srv/repo, -qrx), and -q=false is valid.
       for (let k = 1; k < a.length; k++) {
         const c = a[k]!;
         const name = byShort.get(c);
@@ -71,7 +77,7 @@ export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
           set(name, rest.slice(1), next);
           break;
         }
-        if (specs[name]!.type === 'bool') {
+        if (specs[name]!.type === 'bool' || specs[name]!.type === 'count') {
           set(name, undefined, next);
           continue;
         }

@@ -14,7 +14,7 @@ const words = (flags: FlagSpecs) =>
 
 const valueFlags = (flags: FlagSpecs) =>
   Object.entries(flags)
-    .filter(([, s]) => s.type !== 'bool')
+    .filter(([, s]) => s.type !== 'bool' && s.type !== 'count')
     .flatMap(([n, s]) => [`--${n}`, ...(s.short ? [`-${s.short}`] : [])]);
 
 /** A bash completion script: the command word first, then its flags and the global ones; files for flag values. */
@@ -75,7 +75,7 @@ function zshSpecs(flags: FlagSpecs): string[] {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([n, s]) => {
       const help = `[${zshQuote(s.help ?? n)}]`;
-      const value = s.type === 'bool' ? '' : `:${n}:_files`;
+      const value = s.type === 'bool' || s.type === 'count' ? '' : `:${n}:_files`;
       const rep = s.type === 'strings' ? '*' : '';
       if (!s.short) return `'${rep}--${n}${help}${value}'`;
       return `'${rep}(-${s.short} --${n})'{-${s.short},--${n}}'${help}${value}'`;
@@ -133,7 +133,10 @@ const roff = (s: string) =>
 function manFlags(flags: FlagSpecs): string {
   return Object.entries(flags)
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([n, s]) => `.PP\n\\fB${s.short ? `\\-${s.short}\\fP, \\fB` : ''}\\-\\-${roff(n)}\\fP${s.type === 'bool' ? '' : '=""'}\n    ${roff(s.help ?? '')}\n`)
+    .map(
+      ([n, s]) =>
+        `.PP\n\\fB${s.short ? `\\-${s.short}\\fP, \\fB` : ''}\\-\\-${roff(n)}\\fP${s.type === 'bool' || s.type === 'count' ? '' : '=""'}\n    ${roff(s.help ?? '')}\n`,
+    )
     .join('');
 }
 

@@ -57,9 +57,10 @@ function retryLine(info: RetryInfo): string {
   return `${op}(${info.target}) returned error, retrying after ${(info.delayMs / 1000).toFixed(3)}s: ${serializeError(info.error).message}\n`;
 }
 
-export async function openRepository(ctx: Context, opts: { silent?: boolean } = {}): Promise<Opened> {
+export async function openRepository(ctx: Context, opts: { silent?: boolean; wrap?: (b: Backend) => Backend } = {}): Promise<Opened> {
   const spec = backendSpec(ctx);
-  const backend = await openContextBackend(ctx, spec);
+  const opened = await openContextBackend(ctx, spec);
+  const backend = opts.wrap ? opts.wrap(opened) : opened;
   const password = await readPassword(ctx.g);
   const repo = await Repository.open(backend, password, { keyHint: ctx.g.keyHint, signal: ctx.signal });
   repo.compression = ctx.g.compression;
@@ -80,6 +81,7 @@ export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boo
   const owner = localOwner();
   const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, exclusive, ctx.signal);
   heldLocks.add(lock);
+  ignoreHangups();
   try {
     return await fn();
   } finally {
@@ -88,14 +90,30 @@ export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boo
   }
 }
 
+/**
+ * restic asks whether a lock's process is alive by sending it SIGHUP (lock_unix.go), and a
+ * restic process holding a lock ignores SIGHUP: so must we, or `restic unlock` on this host
+ * would kill a running `cairn backup`.
+ */
+function ignoreHangups(): void {
+  if (process.listenerCount('SIGHUP') === 0) process.on('SIGHUP', () => {});
+}
+
 let calibrated: Promise<KdfParams> | undefined;
 
 /**
+ * True in the CLI's test bundle only (dist/cli-test, scripts/build-cli.mjs defines it); the
+ * shipped bundle (dist/cli) is built with false, which drops every branch it guards.
+ */
+declare const __CAIRN_TEST_HOOKS__: boolean | undefined;
+
+/**
  * scrypt parameters for a new key file: calibrated on this machine once per process, as restic
- * does (~0.5 s, 60 MiB); CAIRN_TEST_KDF=1 (the tests' cheap KDF, as restic's tests) skips it.
+ * does (~0.5 s, 60 MiB). In the test bundle, CAIRN_TEST_KDF=1 gives the tests' cheap KDF instead
+ * (as restic's tests do); the shipped CLI reads no such variable.
  */
 export function newKeyParams(ctx: Context): Promise<KdfParams> {
-  if (ctx.g.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
+  if (typeof __CAIRN_TEST_HOOKS__ !== 'undefined' && __CAIRN_TEST_HOOKS__ && ctx.g.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
   const salt = primitives().randomBytes(64);
   const password = new TextEncoder().encode('weakpassword');
   calibrated ??= calibrateKdf(async ({ N, r, p }) => void (await primitives().scrypt(password, salt, N, r, p, 64)));

@@ -17,7 +17,7 @@ export const GLOBAL_FLAGS: FlagSpecs = {
   'key-hint': { type: 'string', help: 'key ID of key to try decrypting first' },
   json: { type: 'bool', help: 'set output mode to JSON for commands that support it' },
   quiet: { type: 'bool', short: 'q', help: 'do not output comprehensive progress report' },
-  verbose: { type: 'bool', short: 'v', help: 'be verbose' },
+  verbose: { type: 'count', short: 'v', help: 'be verbose (specify multiple times or a level using --verbose=n, max level/times is 2)' },
   'no-lock': { type: 'bool', help: 'do not lock the repository' },
   'no-cache': { type: 'bool', help: 'accepted for restic compatibility (cairn keeps no cache)' },
   'cache-dir': { type: 'string', help: 'accepted for restic compatibility' },
@@ -34,6 +34,8 @@ export interface GlobalOptions {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
+  /** restic's verbosity: 0 with --quiet, 1 by default, 2 with -v, 3 with -vv. */
+  verbosity: number;
   noLock: boolean;
   keyHint?: string;
   compression: CompressionMode;
@@ -47,7 +49,7 @@ export interface GlobalOptions {
 export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions {
   const f = p.flags;
   // restic 0.14 ReadRepo: each flag defaults to its variable, and the two sources exclude
-  // each other. Fix: we let -r/RESTIC_REPOSITORY silently win over --repository-file.
+  // each other: -r/RESTIC_REPOSITORY with --repository-file is refused, neither wins.
   let repo = (f.repo as string | undefined) ?? env.RESTIC_REPOSITORY;
   const repoFile = (f['repository-file'] as string | undefined) ?? env.RESTIC_REPOSITORY_FILE;
   if (repo && repoFile) throw new CairnError('USAGE', 'Options -r and --repository-file are mutually exclusive, please specify only one');
@@ -68,7 +70,8 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
     repo,
     json: f.json === true,
     quiet: f.quiet === true,
-    verbose: f.verbose === true,
+    verbose: ((f.verbose as number | undefined) ?? 0) > 0,
+    verbosity: verbosityOf(f.quiet === true, (f.verbose as number | undefined) ?? 0),
     noLock: f['no-lock'] === true,
     keyHint: (f['key-hint'] as string | undefined) ?? env.RESTIC_KEY_HINT,
     compression,
@@ -77,6 +80,13 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
     env,
     passwordFlags: { file: f['password-file'] as string | undefined, command: f['password-command'] as string | undefined },
   };
+}
+
+/** restic's global verbosity: -v and -vv win over --quiet. */
+function verbosityOf(quiet: boolean, verbose: number): number {
+  if (verbose >= 2) return 3;
+  if (verbose > 0) return 2;
+  return quiet ? 0 : 1;
 }
 
 /** restic's default stuck-request timeout (internal/backend/http_transport.go). */
@@ -111,12 +121,11 @@ export function parseGoDuration(text: string): number | undefined {
 /**
  * restic 0.14 resolvePassword (cmd/restic/global.go): --password-file defaults to
  * RESTIC_PASSWORD_FILE and --password-command to RESTIC_PASSWORD_COMMAND; a file and a command
- * together are an error; the command wins over the file; then a non-empty RESTIC_PASSWORD;
+ * together are an error; then a non-empty RESTIC_PASSWORD;
  * then ask (also when the file or command gave nothing). File contents and command output are
- * TrimSpace'd.
- * Fix: we preferred a file over a command instead of refusing the pair (so a flag could not
- * be combined with the other kind's variable unnoticed), kept surrounding whitespace but one
- * newline (restic trims all: a file "pw\n\n" is "pw"), and used an empty RESTIC_PASSWORD.
+ * TrimSpace'd, all surrounding whitespace (a file "pw\n\n" is "pw"). Refusing a file with a
+ * command means a flag never combines unnoticed with the other kind's variable; an empty
+ * RESTIC_PASSWORD counts as none.
  */
 export async function readPassword(g: GlobalOptions, prompt = 'enter password for repository: '): Promise<string> {
   const file = g.passwordFlags.file ?? g.env.RESTIC_PASSWORD_FILE ?? '';

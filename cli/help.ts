@@ -13,7 +13,8 @@ export interface CommandInfo {
   description?: string;
 }
 
-const flagValueName: Record<FlagSpec['type'], string> = { bool: '', string: 'string', strings: 'stringArray', int: 'int' };
+/** The value's name after a flag (a count is named `n`, as restic's --verbose). */
+const flagValueName: Record<FlagSpec['type'], string> = { bool: '', count: 'n', string: 'string', strings: 'stringArray', int: 'int' };
 
 /** pflag's FlagUsages: `  -x, --name type   help`, the help column aligned over the whole set. */
 export function flagLines(flags: FlagSpecs): string {

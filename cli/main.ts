@@ -78,14 +78,14 @@ function commandIndex(argv: string[]): number {
     if (a.includes('=')) continue;
     if (a.startsWith('--')) {
       const spec = GLOBAL_FLAGS[a.slice(2)];
-      if (spec && spec.type !== 'bool') i++;
+      if (spec && spec.type !== 'bool' && spec.type !== 'count') i++;
       continue;
     }
     // A short group (-qr /repo): bools, then at most one flag that takes a value — inline
     // (-r/repo) or as the next argument when it is the group's last letter.
     for (let k = 1; k < a.length; k++) {
       const spec = Object.values(GLOBAL_FLAGS).find((f) => f.short === a[k]);
-      if (!spec || spec.type === 'bool') continue;
+      if (!spec || spec.type === 'bool' || spec.type === 'count') continue;
       if (k === a.length - 1) i++;
       break;
     }

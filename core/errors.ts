@@ -40,6 +40,8 @@ export type ErrorCode =
   // source and CLI
   | 'SOURCE_READ' // a source file could not be read
   | 'SOURCE_CHANGED' // a source file changed while it was read
+  | 'SNAPSHOT_EMPTY' // nothing of the sources could be saved, so no snapshot (restic: "snapshot is empty")
+  | 'SOURCE_COMMAND_FAILED' // the command whose output `backup --stdin-from-command` saves exited non-zero: no snapshot
   | 'USAGE' // wrong command-line usage
   | 'NO_PASSWORD'
   | 'INTERNAL';

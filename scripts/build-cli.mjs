@@ -1,13 +1,24 @@
-// Bundles the Node CLI and its worker thread with esbuild into dist/cli/.
-// Skips the work when the bundle is newer than every source file (npm run cairn calls this).
+// Bundles the Node CLI and its worker threads with esbuild, in two variants:
+//   dist/cli       the shipped CLI (bin/cairn.mjs runs it): `__CAIRN_TEST_HOOKS__` is false,
+//                  so it reads no test-only setting (no CAIRN_TEST_KDF)
+//   dist/cli-test  the same with `__CAIRN_TEST_HOOKS__` true: what the tests run
+//                  (test/helpers/cli.ts CAIRN_BIN), where CAIRN_TEST_KDF=1 gives cheap keys
+// Each variant is skipped when it is newer than every source file (npm run cairn calls this).
+//
+//   node scripts/build-cli.mjs [--quiet]                         both variants, when stale
+//   node scripts/build-cli.mjs --variant shipped|test --outdir DIR [--quiet]   one, always
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const quiet = process.argv.includes('--quiet');
-const out = path.join(root, 'dist/cli');
+const arg = (name) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+};
 const entries = { cairn: 'cli/cairn.ts', 'file-saver-worker': 'cli/pool/file-saver-worker.ts', 'decode-worker': 'cli/pool/decode-worker.ts' };
+const VARIANTS = { shipped: { dir: 'dist/cli', testHooks: false }, test: { dir: 'dist/cli-test', testHooks: true } };
 
 function newest(dir) {
   let t = 0;
@@ -19,21 +30,40 @@ function newest(dir) {
   return t;
 }
 
-const bundleTime = Math.min(...Object.keys(entries).map((n) => fs.statSync(path.join(out, `${n}.mjs`), { throwIfNoEntry: false })?.mtimeMs ?? 0));
-if (bundleTime > Math.max(newest('core'), newest('cli'), fs.statSync(path.join(root, 'package-lock.json')).mtimeMs)) process.exit(0);
+function upToDate(out) {
+  const bundleTime = Math.min(...Object.keys(entries).map((n) => fs.statSync(path.join(out, `${n}.mjs`), { throwIfNoEntry: false })?.mtimeMs ?? 0));
+  const sources = [newest('core'), newest('cli'), fs.statSync(path.join(root, 'package-lock.json')).mtimeMs, fs.statSync(new URL(import.meta.url)).mtimeMs];
+  return bundleTime > Math.max(...sources);
+}
 
-await build({
-  absWorkingDir: root,
-  entryPoints: entries,
-  outdir: out,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
-  logLevel: quiet ? 'warning' : 'info',
-  // Keep packages in node_modules (zstd.wasm is read next to its package entry).
-  packages: 'external',
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-});
+async function bundle(out, testHooks) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: entries,
+    outdir: out,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: quiet ? 'warning' : 'info',
+    define: { __CAIRN_TEST_HOOKS__: String(testHooks) },
+    // Keep packages in node_modules (zstd.wasm is read next to its package entry).
+    packages: 'external',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+}
+
+const variant = arg('--variant');
+if (variant) {
+  const v = VARIANTS[variant];
+  const out = arg('--outdir');
+  if (!v || !out) throw new Error('usage: build-cli.mjs --variant shipped|test --outdir DIR');
+  await bundle(path.resolve(out), v.testHooks);
+} else {
+  for (const v of Object.values(VARIANTS)) {
+    const out = path.join(root, v.dir);
+    if (!upToDate(out)) await bundle(out, v.testHooks);
+  }
+}

@@ -15,6 +15,8 @@ import type { ErrorCode } from '../core/errors';
 import type { ProgressSnapshot } from '../core/progress';
 import type { SnapshotSummary } from '../core/data/snapshot-summary';
 import type { RepositoryToolsApi, RestorePatterns } from './tools-api';
+import type { Sha256Choice } from './sha256-choice';
+import type { AesChoice } from './aes-choice';
 
 export type { ProgressSnapshot };
 export type * from './tools-api';
@@ -263,6 +265,37 @@ export interface EngineStats {
   cacheMisses: number;
   /** Last backup: files read by the savers and wall time. */
   lastBackup?: { filesRead: number; durationMs: number; bytes: number };
+}
+
+// ---- test and benchmark knobs ----------------------------------------------------------------
+
+/**
+ * Pool and pack settings for the next backups. Each key given replaces the current value;
+ * `undefined` restores the engine's own choice. Unset, the engine decides as it does in the app.
+ */
+export interface Tuning {
+  /** File-saver workers (default: navigator.hardwareConcurrency, capped). */
+  workers?: number;
+  /** Files each saver works on at once. */
+  jobsPerWorker?: number;
+  /** Pack uploads each saver runs at once. */
+  uploadsPerWorker?: number;
+  /** Pack buffers each saver holds at most. */
+  packBuffersPerWorker?: number;
+  /** Target pack size in bytes. */
+  packSize?: number;
+  /** A SHA-256 implementation instead of the faster one timed in this browser. */
+  sha256?: Sha256Choice;
+  /** An AES implementation instead of the faster one timed in this browser. */
+  aes?: AesChoice;
+}
+
+/**
+ * What the engine worker adds to EngineApi in the builds for the engine harness and the
+ * benchmarks only (vite define `__CAIRN_TUNING__`); the app's build has no such method.
+ */
+export interface TuningApi {
+  tune(t: Tuning): Promise<void>;
 }
 
 export interface EngineApi extends RepositoryToolsApi {

@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import type { ProgressSnapshot } from '../core/progress';
 import { CairnError } from '../core/errors';
-import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation, RestorePatterns, SnapshotView } from './api';
+import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation, RestorePatterns, SnapshotView, Tuning, TuningApi } from './api';
 import * as db from './cache/db';
 import { rememberList, rememberView } from './cache/last-view';
 import { EngineFault, guarded } from './errors';
@@ -22,8 +22,7 @@ import { snapshotView } from './engine/views';
 import { repositoryTools } from './engine/tools';
 import { engineOwner, removeDeadEngineLocks } from './engine/pack-journal';
 import { useWorkerHost, WORKER_HOST } from './spawn';
-import type { Sha256Choice, Sha256Use } from './sha256-choice';
-import type { AesChoice } from './aes-choice';
+import type { Sha256Use } from './sha256-choice';
 
 /** Backup, restore and download code, loaded on first use (see ./engine/heavy). */
 const heavy = () => import('./engine/heavy');
@@ -42,17 +41,8 @@ async function heavyWithCrypto(): Promise<Awaited<ReturnType<typeof heavy>> & { 
 let session: Session | undefined;
 let running: { what: string; abort: AbortController } | undefined;
 let lastBackup: EngineStats['lastBackup'];
-/** Test/benchmark knobs (harness and bench only; the app uses the defaults). */
+/** Set only through `tune` (harness and benchmark builds); empty in the app, which keeps the defaults. */
 let tuning: Tuning = {};
-interface Tuning {
-  workers?: number;
-  jobsPerWorker?: number;
-  uploadsPerWorker?: number;
-  packBuffersPerWorker?: number;
-  packSize?: number;
-  sha256?: Sha256Choice;
-  aes?: AesChoice;
-}
 
 const current = (): Session => {
   if (!session) throw new EngineFault('NO_REPOSITORY', 'no repository is open');
@@ -251,16 +241,18 @@ const api = {
       cacheMisses: session?.cached?.stats.misses ?? 0,
       lastBackup,
     })),
+} satisfies EngineApi & Record<string, unknown>;
 
-  /** Harness/benchmark knob, not part of EngineApi: fixes the file-saver worker count. */
-  setSaverWorkers: async (n: number | undefined) => {
-    tuning = { ...tuning, workers: n };
-  },
-  /** Harness/benchmark knob: pool and pack settings for the next backups. */
+/**
+ * True in the builds for the engine harness and the benchmarks (vite define); false in the
+ * app's, where the bundler drops `tuningApi` and the engine answers no `tune` call.
+ */
+declare const __CAIRN_TUNING__: boolean | undefined;
+const tuningApi: TuningApi = {
   tune: async (t: Tuning) => {
     tuning = { ...tuning, ...t };
   },
-} satisfies EngineApi & Record<string, unknown>;
+};
 
 /** What was last kept as the next start's snapshot list, per session (only changes are sealed again). */
 const keptLists = new WeakMap<Session, string>();
@@ -293,4 +285,4 @@ self.addEventListener('message', (ev: MessageEvent) => {
 
 warmUp();
 
-Comlink.expose(api);
+Comlink.expose(typeof __CAIRN_TUNING__ !== 'undefined' && __CAIRN_TUNING__ ? { ...api, ...tuningApi } : api);

@@ -8,7 +8,7 @@
 
 import type { PolicyInput } from '../core/forget/policy';
 import type { ProgressSnapshot } from '../core/progress';
-import type { DownloadTicket, RepoInfo, RepoLocation, OpenOptions, RestoreResultView, SnapshotView } from './api';
+import type { DownloadTicket, EngineError, RepoInfo, RepoLocation, OpenOptions, RestoreResultView, SnapshotView } from './api';
 
 export type { PolicyInput };
 
@@ -132,9 +132,18 @@ export interface PruneEstimate {
   bytesBefore: number;
 }
 
-/** Which snapshots the rules apply to: every group, or only this browser's (its host name). */
+/**
+ * Which snapshots the rules apply to: every group, only this browser's (`host`, default the
+ * engine's host name), or one plan's group — restic's `forget --host H --path P… --tag T…` with
+ * the default `--group-by host,paths`, narrowed to the one group whose paths are exactly `paths`
+ * (restic's --path also takes snapshots holding more paths, which form groups of their own).
+ */
 export interface RetentionScope {
   thisHostOnly?: boolean;
+  /** The host name "this browser's snapshots" means (the app's setting); default the engine's. */
+  host?: string;
+  /** Only this host/paths group, and only its snapshots carrying every one of `tags`. */
+  group?: { host: string; paths: string[]; tags?: string[] };
 }
 
 export interface ForgetPreview {
@@ -165,11 +174,16 @@ export interface ForgetResultView {
   removed: string[];
   /** Snapshot files that could not be removed. */
   failed: string[];
-  /** When prune ran. */
-  pruned?: { bytesFreed: number; packsDeleted: number; packsRepacked: number };
+  /** When prune ran (as restic's `forget --prune`: only when snapshots were removed). */
+  pruned?: { bytesFreed: number; packsDeleted: number; packsRepacked: number; durationMs: number };
+  /** Prune was run and failed (or was cancelled) after the snapshots were removed. */
+  pruneError?: EngineError;
   /** Prune was asked for and this engine has none yet: see `hasPrune`. */
   pruneSkipped?: boolean;
+  /** The whole run, prune included. */
   durationMs: number;
+  /** The removal of the snapshot files alone (lock, listing, decision, removal). */
+  forgetMs: number;
 }
 
 export interface RepositoryToolsApi {

@@ -4,12 +4,13 @@
 // `webkitdirectory` files (Playwright's setInputFiles on a dataset folder); repositories live in
 // OPFS or in the local radosgw; restores go into an OPFS folder.
 import * as Comlink from 'comlink';
-import type { EngineApi, RepoLocation } from '../../workers/api';
+import type { EngineApi, RepoLocation, Tuning, TuningApi } from '../../workers/api';
 import { smallGarbageMade } from '../../core/memory/garbage';
 import { servedFileList } from '../../workers/client/file-server';
 import { hostWorkers } from '../../workers/client/worker-host';
 
-type Engine = EngineApi & { setSaverWorkers?(n: number | undefined): Promise<void>; tune?(t: Record<string, unknown>): Promise<void> };
+/** The engine as this page's build has it: with the tuning knobs (./build.mjs defines `__CAIRN_TUNING__`). */
+type Engine = EngineApi & TuningApi;
 
 let engine: Comlink.Remote<Engine> | undefined;
 function api(): Comlink.Remote<Engine> {
@@ -60,9 +61,8 @@ const progress = () => {
 };
 
 const bench = {
-  async init(loc: RepoLocation, password: string, saverWorkers?: number, tune?: Record<string, unknown>) {
-    if (saverWorkers) await api().setSaverWorkers?.(saverWorkers);
-    if (tune) await api().tune?.(tune);
+  async init(loc: RepoLocation, password: string, saverWorkers?: number, tune?: Tuning) {
+    if (saverWorkers || tune) await api().tune({ ...(saverWorkers ? { workers: saverWorkers } : {}), ...tune });
     return api().createRepository(loc, password);
   },
   async open(loc: RepoLocation, password: string) {

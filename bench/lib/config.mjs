@@ -62,6 +62,7 @@ export function loadConfig() {
     s3Dir: process.env.BENCH_S3_DIR,
     chromium: process.env.BENCH_CHROMIUM ?? '/usr/bin/chromium',
     restic: process.env.BENCH_RESTIC ?? '/usr/bin/restic',
-    cairn: path.join(ROOT, 'dist/cli/cairn.mjs'),
+    // BENCH_CAIRN_TEST_KDF=1 needs the CLI's test bundle: the shipped one reads no CAIRN_TEST_KDF.
+    cairn: path.join(ROOT, process.env.BENCH_CAIRN_TEST_KDF === '1' ? 'dist/cli-test/cairn.mjs' : 'dist/cli/cairn.mjs'),
   };
 }

@@ -152,7 +152,7 @@ export async function runProfile(cfg, { datasets, cairn, log }) {
   const repo = { url: path.join(cfg.scratch, 'profile-repo') };
   fs.rmSync(repo.url, { recursive: true, force: true });
   await cairn.init(repo);
-  const env = { ...process.env, RESTIC_PASSWORD: PASSWORD, CAIRN_TEST_KDF: '1', BENCH_CAIRN_CLI: cairn.cfg.cairn };
+  const env = { ...process.env, RESTIC_PASSWORD: PASSWORD, BENCH_CAIRN_CLI: cairn.cfg.cairn };
   const launch = path.join(ROOT, 'bench/lib/profile-launch.mjs');
   const out = {};
   try {

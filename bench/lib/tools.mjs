@@ -130,7 +130,8 @@ export class CairnNode extends CliTool {
   env(repo) {
     // Real key-derivation parameters by default: restic derives its key (its own calibrated
     // scrypt parameters) at the start of every command, so cairn should too. BENCH_CAIRN_TEST_KDF=1
-    // gives cairn's repositories cheap parameters instead (then cairn saves ~0.3 s per command).
+    // gives cairn's repositories cheap parameters instead (then cairn saves ~0.3 s per command;
+    // config.mjs then runs the CLI's test bundle, the only one that reads CAIRN_TEST_KDF).
     return { ...super.env(repo), ...(process.env.BENCH_CAIRN_TEST_KDF === '1' ? { CAIRN_TEST_KDF: '1' } : {}) };
   }
   command() {

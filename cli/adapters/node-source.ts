@@ -5,11 +5,11 @@
 import fs from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
-import { closeSync, openSync, read as readCb, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, read as readCb, readFileSync } from 'node:fs';
 import { CairnError } from '../../core/errors';
 import { GoTime } from '../../core/data/go-time';
 import { goFileModeFromUnix, nodeTypeFromGoFileMode, RESTIC_MODE_MASK } from '../../core/data/file-mode';
-import type { FileContentReader, SourceEntry, SourceFS } from '../../core/archiver/source';
+import { unlistable, type FileContentReader, type SourceEntry, type SourceFS } from '../../core/archiver/source';
 import { mapLimit } from '../../core/concurrency/concurrency';
 
 const PIECE = 1 << 20;
@@ -37,11 +37,23 @@ function localTime(ns: bigint): GoTime {
 
 export function sourceError(p: string, e: unknown): CairnError {
   const code = (e as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'vanished before it could be read' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
+  const why =
+    code === 'ENOENT'
+      ? 'vanished before it could be read'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ELOOP' // opened with O_NOFOLLOW: it is a symlink now
+          ? 'file changed type, refusing to archive'
+          : (e as Error).message;
   return new CairnError('SOURCE_READ', `${p}: ${why}`, { cause: e, detail: { path: p, errno: code } });
 }
 
-export async function nodeEntry(p: string): Promise<SourceEntry> {
+/**
+ * One path's entry (lstat). Without `withAtime` the access time recorded is the modification
+ * time, as restic 0.18 records it unless --with-atime: reading a file or listing a folder moves
+ * its atime, so a real one would make every backup's trees new (0.14 stored it).
+ */
+export async function nodeEntry(p: string, withAtime = false): Promise<SourceEntry> {
   let st: import('node:fs').BigIntStats;
   try {
     st = await fs.lstat(p, { bigint: true });
@@ -64,7 +76,7 @@ export async function nodeEntry(p: string): Promise<SourceEntry> {
       type,
       mode,
       mtime: localTime(st.mtimeNs),
-      atime: localTime(st.atimeNs),
+      atime: localTime(withAtime ? st.atimeNs : st.mtimeNs),
       ctime: localTime(st.ctimeNs),
       uid,
       gid,
@@ -72,7 +84,8 @@ export async function nodeEntry(p: string): Promise<SourceEntry> {
       group: groups.get(gid),
       inode: st.ino,
       deviceId: st.dev,
-      links: Number(st.nlink),
+      // restic records the link count of files, symlinks and devices only (fs/node.go nodeFillExtra).
+      links: type === 'file' || type === 'symlink' || type === 'dev' || type === 'chardev' ? Number(st.nlink) : undefined,
       size: type === 'file' ? size : undefined,
     },
   };
@@ -81,53 +94,72 @@ export async function nodeEntry(p: string): Promise<SourceEntry> {
   return entry;
 }
 
-export const nodeSourceFS: SourceFS = {
-  stat: (p) => nodeEntry(p),
-  async readDir(dir, onError) {
-    let names: string[];
-    try {
-      names = await fs.readdir(dir.path);
-    } catch (e) {
-      onError(dir.path, sourceError(dir.path, e));
-      return [];
-    }
-    const out: SourceEntry[] = [];
-    await mapLimit(names, 16, async (name) => {
-      const p = path.join(dir.path, name);
+/** The file system as the archiver reads it; `withAtime` records real access times (restic --with-atime). */
+export function nodeSource(opts: { withAtime?: boolean } = {}): SourceFS {
+  const entry = (p: string) => nodeEntry(p, opts.withAtime);
+  return {
+    stat: (p) => entry(p),
+    async readDir(dir, onError) {
+      let names: string[];
       try {
-        out.push(await nodeEntry(p));
+        names = await fs.readdir(dir.path);
       } catch (e) {
-        onError(p, e);
+        throw unlistable(dir.path, sourceError(dir.path, e).message, e);
       }
-    });
-    return out;
-  },
-  components: (p) => path.resolve(p).split(path.sep).filter(Boolean),
-  join: (c) => path.sep + c.join(path.sep),
-  absolute: (p) => path.resolve(p),
-};
+      const out: SourceEntry[] = [];
+      await mapLimit(names, 16, async (name) => {
+        const p = path.join(dir.path, name);
+        try {
+          out.push(await entry(p));
+        } catch (e) {
+          onError(p, e);
+        }
+      });
+      return out;
+    },
+    components: (p) => path.resolve(p).split(path.sep).filter(Boolean),
+    join: (c) => path.sep + c.join(path.sep),
+    absolute: (p) => path.resolve(p),
+  };
+}
+
+export const nodeSourceFS: SourceFS = nodeSource();
 
 const NOATIME = fsConstants.O_NOATIME ?? 0;
-
 /**
- * Reads files to EOF (even past the scanned size). `open` opens synchronously (the inode is
- * cached from the scan) and reads into the saver's buffer; `read` streams ~1 MiB pieces for
- * callers that want them.
+ * Never follow a symlink, never block: the path may have become a symlink or a FIFO since it
+ * was listed, and opening a FIFO without O_NONBLOCK waits for a writer for good (regular files
+ * read the same either way).
  */
+const OPEN_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW;
+
+/** Opens `p` for reading, refusing anything that is no longer a regular file (restic: MakeReadable, then fstat). */
+export function openRegular(p: string): number {
+  let fd: number;
+  try {
+    fd = openSync(p, OPEN_FLAGS | NOATIME);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM' || !NOATIME) throw sourceError(p, e);
+    try {
+      fd = openSync(p, OPEN_FLAGS); // O_NOATIME needs file ownership
+    } catch (e2) {
+      throw sourceError(p, e2);
+    }
+  }
+  let regular = false;
+  try {
+    regular = fstatSync(fd).isFile();
+  } finally {
+    if (!regular) closeSync(fd);
+  }
+  if (!regular) throw new CairnError('SOURCE_READ', `${p}: file changed type, refusing to archive`, { detail: { path: p } });
+  return fd;
+}
+
 export const nodeFileReader: FileContentReader = {
   open(ref) {
     const p = ref as string;
-    let fd: number;
-    try {
-      fd = openSync(p, fsConstants.O_RDONLY | NOATIME);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EPERM' || !NOATIME) throw sourceError(p, e);
-      try {
-        fd = openSync(p, fsConstants.O_RDONLY); // O_NOATIME needs file ownership
-      } catch (e2) {
-        throw sourceError(p, e2);
-      }
-    }
+    const fd = openRegular(p);
     return {
       readInto(buf) {
         // Asynchronous, so a worker computes on another file while the disk reads this one.
@@ -142,34 +174,20 @@ export const nodeFileReader: FileContentReader = {
   },
   async *read(ref, size) {
     const p = ref as string;
-    let fh: fs.FileHandle;
-    try {
-      fh = await fs.open(p, fsConstants.O_RDONLY | (fsConstants.O_NOATIME ?? 0));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EPERM') {
-        try {
-          fh = await fs.open(p, 'r'); // O_NOATIME needs file ownership
-        } catch (e2) {
-          throw sourceError(p, e2);
-        }
-      } else throw sourceError(p, e);
-    }
+    const fd = openRegular(p);
+    const readAt = (buf: Uint8Array) =>
+      new Promise<number>((resolve, reject) => readCb(fd, buf, 0, buf.length, null, (e, n) => (e ? reject(sourceError(p, e)) : resolve(n))));
     try {
       let want = Math.min(Math.max(size, 1), PIECE);
       for (;;) {
         const buf = new Uint8Array(want);
-        let n: number;
-        try {
-          ({ bytesRead: n } = await fh.read(buf, 0, want, null));
-        } catch (e) {
-          throw sourceError(p, e);
-        }
+        const n = await readAt(buf);
         if (n === 0) return;
         yield n === want ? buf : buf.subarray(0, n);
         want = PIECE;
       }
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   },
 };

@@ -1,146 +1,147 @@
-import os from 'node:os';
-import fs from 'node:fs';
-import { CairnError } from '../../core/errors';
-import { backup } from '../../core/archiver/archiver';
+// `cairn backup` (restic 0.18 cmd_backup.go): collects the targets (arguments, --files-from*,
+// or standard input), what to leave out, then runs the archiver under a non-exclusive lock —
+// or, with --dry-run, without a lock and storing nothing. Exit 0; 3 when some source could not
+// be read (the snapshot is saved without it); 1 on a fatal error (no snapshot).
+
+import { backup, type BackupOptions, type BackupResult } from '../../core/archiver/archiver';
+import type { PoolFactory } from '../../core/archiver/pool';
+import { inProcessPool } from '../../core/archiver/pool';
+import type { SourceFS } from '../../core/archiver/source';
+import type { Repository } from '../../core/repository/repository';
 import { GoTime } from '../../core/data/go-time';
-import { formatBytes, formatDuration } from '../../core/progress';
-import { matchAny, parsePattern } from '../../core/filter/pattern';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { isAlive, openRepository, withLock, type Context } from '../context';
 import { localOwner } from '../global';
-import { nodeSourceFS } from '../adapters/node-source';
+import { nodeSource } from '../adapters/node-source';
+import { commandOutput, streamSource } from '../adapters/stdin-source';
 import { nodeThreadPool } from '../pool/node-pool';
 import { terminalProgress } from '../progress';
+import type { BackendSpec } from '../location';
+import { BACKUP_FLAGS, backupOptions, checkOptions, type BackupCommandOptions } from '../backup/options';
+import { collectTargets } from '../backup/targets';
+import { combine, parseBytes, readPatternFile, rejectByDevice, rejectByPatterns, rejectBySize, rejectIfPresent, type Reject } from '../backup/rejects';
+import { dryRunBackend } from '../backup/dry-run';
+import { itemPrinter, printError, printSummary, printWarning, type ReportStyle } from '../backup/report';
+import os, { cpus } from 'node:os';
+import path from 'node:path';
+import { journaledSaver } from '../../core/repository/adopt';
+import { adoptLeftovers, cacheRoot, closeJournal, fileJournal, journalDir } from '../backup/journal';
 
 export const summary = 'Create a new backup of files and/or directories';
 
-export const flags: FlagSpecs = {
-  tag: { type: 'strings', help: 'add tags for the new snapshot in the format `tag[,tag,...]`' },
-  host: { type: 'string', short: 'H', help: 'set the hostname for the snapshot manually' },
-  parent: { type: 'string', help: 'use this parent snapshot (default: last snapshot of this host and paths)' },
-  force: { type: 'bool', short: 'f', help: 'force re-reading the target files/directories (overrides the "parent" flag)' },
-  exclude: { type: 'strings', short: 'e', help: 'exclude a pattern' },
-  iexclude: { type: 'strings', help: 'same as --exclude but ignores the casing of filenames' },
-  'exclude-file': { type: 'strings', help: 'read exclude patterns from a file' },
-  'files-from': { type: 'strings', help: 'read the files to backup from a file (one per line)' },
-  time: { type: 'string', help: 'time of the backup (ex. "2012-11-01 22:08:41") (default: now)' },
-  threads: { type: 'int', help: 'worker threads that read, chunk and encrypt (default: one per core)' },
-};
+export const flags = BACKUP_FLAGS;
+
+/** Where the bytes come from: the file system, or one stream saved as a file. */
+interface Source {
+  fs: SourceFS;
+  targets: string[];
+  /** Some targets did not exist and were skipped. */
+  skipped: boolean;
+  pool(spec: BackendSpec, repo: Repository, journal?: string): PoolFactory;
+  /** restic looks for a parent unless it reads standard input. */
+  parentLookup: boolean;
+}
+
+function fileSource(o: BackupCommandOptions, style: ReportStyle): Source {
+  const { targets, skipped } = collectTargets(o, (m, item) => printError(style, m, item));
+  const pool = (spec: BackendSpec, _repo: Repository, journal?: string) => nodeThreadPool({ backend: spec, dryRun: o.dryRun, journal, ...threads(o) });
+  return { fs: nodeSource({ withAtime: o.withAtime }), targets, skipped, pool, parentLookup: true };
+}
+
+/** --read-concurrency n: at most n large files read at once, over min(n, cores) threads. */
+function threads(o: BackupCommandOptions): { threads?: number; parallelPerThread?: number } {
+  if (!o.readConcurrency) return { threads: o.threads };
+  const n = o.threads ?? Math.min(o.readConcurrency, cpus().length);
+  return { threads: n, parallelPerThread: Math.ceil(o.readConcurrency / n) };
+}
+
+function streamedSource(o: BackupCommandOptions, time: GoTime, warnf: (m: string) => void): Source {
+  const cmd = o.stdinFromCommand ? commandOutput(o.args, warnf) : undefined;
+  const s = streamSource(o.stdinFilename, cmd ? cmd.stdout : process.stdin, time, cmd?.exited);
+  const pool = (_spec: BackendSpec, repo: Repository, journal?: string) =>
+    inProcessPool({ saver: journal ? journaledSaver(repo.backend, fileJournal(journal)) : repo.backend, reader: s.reader, concurrency: 1 });
+  return { fs: s.fs, targets: [s.target], skipped: false, pool, parentLookup: !o.stdin };
+}
+
+/** What --exclude*, --one-file-system, --exclude-larger-than and --exclude-if-present leave out. */
+function rejects(o: BackupCommandOptions, targets: string[], env: NodeJS.ProcessEnv, warnf: (m: string) => void): Reject | undefined {
+  const files = !o.stdin && !o.stdinFromCommand;
+  const excludes = [...o.excludes, ...o.excludeFiles.flatMap((f) => readPatternFile(f, env))];
+  const iexcludes = [...o.iexcludes, ...o.iexcludeFiles.flatMap((f) => readPatternFile(f, env))];
+  return combine([
+    rejectByPatterns(excludes, false),
+    rejectByPatterns(iexcludes, true),
+    o.oneFileSystem && files ? rejectByDevice(targets) : undefined,
+    o.excludeLargerThan && files ? rejectBySize(parseBytes(o.excludeLargerThan)) : undefined,
+    ...o.excludeIfPresent.map((spec) => rejectIfPresent(spec, warnf)),
+  ]);
+}
+
+function archiverOptions(ctx: Context, o: BackupCommandOptions, src: Source, exclude: Reject | undefined, style: ReportStyle, time: GoTime): BackupOptions {
+  const owner = localOwner();
+  return {
+    targets: src.targets,
+    hostname: o.host ?? owner.hostname,
+    username: owner.username,
+    uid: owner.uid,
+    gid: owner.gid,
+    tags: o.tags,
+    parent: src.parentLookup ? o.parent : undefined, // restic ignores --parent with --stdin
+    force: o.force || !src.parentLookup,
+    excludes: o.excludes, // restic records the --exclude patterns only
+    exclude,
+    time: o.time ?? time, // restic stamps the snapshot when the command starts, before opening the repository
+    strictChangeDetection: true,
+    skipIfUnchanged: o.skipIfUnchanged,
+    signal: ctx.signal,
+    onProgress: ctx.g.quiet ? undefined : terminalProgress(ctx.out, ctx.g.json),
+    onWarning: (w) => printWarning(style, w),
+    onItem: itemPrinter(style),
+  };
+}
+
+/** This run's pack journal file, unless it stores nothing or --no-cache says to keep no files. */
+function journalFile(ctx: Context, o: BackupCommandOptions, repo: Repository): string | undefined {
+  if (o.dryRun || ctx.p.flags['no-cache'] === true) return undefined;
+  const dir = journalDir(cacheRoot(ctx.p.flags['cache-dir'] as string | undefined, ctx.g.env), repo.config.id);
+  return path.join(dir, `${os.hostname()}-${process.pid}`);
+}
+
+/** Under the lock: takes up what killed backups of this host stored, runs this one, and drops its journal once all is indexed. */
+async function journaled(ctx: Context, repo: Repository, journal: string | undefined, style: ReportStyle, save: (j?: string) => Promise<BackupResult>) {
+  if (!journal) return save();
+  await repo.loadIndex({ signal: ctx.signal });
+  const left = await adoptLeftovers(repo, path.dirname(journal), os.hostname(), isAlive, ctx.signal);
+  if (left.adopted.length && style.verbosity >= 2 && !style.json) style.out.stdout(`adopted ${left.adopted.length} packs stored by an interrupted backup\n`);
+  try {
+    return await save(journal);
+  } finally {
+    closeJournal(journal, repo);
+  }
+}
 
 export async function run(ctx: Context): Promise<number> {
-  const f = ctx.p.flags;
-  const targets = [...ctx.p.args];
-  for (const file of (f['files-from'] as string[] | undefined) ?? []) {
-    targets.push(
-      ...fs
-        .readFileSync(file, 'utf8')
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !l.startsWith('#')),
-    );
-  }
-  if (targets.length === 0) throw new CairnError('USAGE', 'nothing to backup, please specify target files/dirs');
-  const excludes = [...((f.exclude as string[] | undefined) ?? [])];
-  for (const file of (f['exclude-file'] as string[] | undefined) ?? []) {
-    excludes.push(
-      ...fs
-        .readFileSync(file, 'utf8')
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !l.startsWith('#')),
-    );
-  }
-  const iexcludes = ((f.iexclude as string[] | undefined) ?? []).map((p) => parsePattern(p.toLowerCase()));
-  const patterns = excludes.map(parsePattern);
-  const exclude =
-    patterns.length || iexcludes.length
-      ? (p: string) => {
-          const comps = p.split('/').filter(Boolean);
-          return (
-            matchAny(patterns, comps) ||
-            matchAny(
-              iexcludes,
-              comps.map((c) => c.toLowerCase()),
-            )
-          );
-        }
-      : undefined;
-  const tags = ((f.tag as string[] | undefined) ?? []).flatMap((t) => t.split(',')).filter(Boolean);
-  let time: GoTime | undefined;
-  if (f.time) {
-    const d = new Date((f.time as string).replace(' ', 'T'));
-    if (Number.isNaN(d.getTime())) throw new CairnError('USAGE', `invalid --time ${f.time}`);
-    time = GoTime.fromMillis(d.getTime(), -d.getTimezoneOffset());
-  }
-
-  const { repo, spec } = await openRepository(ctx);
-  const owner = localOwner();
-  const hostname = (f.host as string | undefined) ?? owner.hostname;
+  const o = backupOptions(ctx.p, ctx.g.env);
+  checkOptions(o, ctx.g);
+  const style: ReportStyle = { out: ctx.out, json: ctx.g.json, verbosity: ctx.g.verbosity, log: ctx.log };
+  const warnf = (m: string) => printError(style, m);
+  const now = GoTime.fromDate(new Date());
+  const src = o.stdin || o.stdinFromCommand ? streamedSource(o, o.time ?? now, warnf) : fileSource(o, style);
+  const exclude = rejects(o, src.targets, ctx.g.env, warnf);
+  const { repo, spec } = await openRepository(ctx, { wrap: o.dryRun ? dryRunBackend : undefined });
   const started = Date.now();
-  const result = await withLock(ctx, repo, false, async () => {
-    return backup(repo, nodeSourceFS, nodeThreadPool({ backend: spec, threads: f.threads as number | undefined }), {
-      targets,
-      hostname,
-      username: owner.username,
-      uid: owner.uid,
-      gid: owner.gid,
-      tags,
-      parent: f.parent as string | undefined,
-      force: f.force === true,
-      excludes: [...excludes, ...((f.iexclude as string[] | undefined) ?? [])],
-      exclude,
-      time,
-      strictChangeDetection: true,
-      signal: ctx.signal,
-      onProgress: ctx.g.quiet ? undefined : terminalProgress(ctx.out, ctx.g.json),
-      onWarning: (w) => {
-        ctx.log?.error(w.message, w.path);
-        if (ctx.g.json) ctx.out.stderr(JSON.stringify({ message_type: 'error', error: { message: w.message }, during: 'archival', item: w.path }) + '\n');
-        else ctx.out.stderr(`error: ${w.message}\n`);
-      },
+  const save = (journal?: string) =>
+    backup(repo, src.fs, src.pool(spec, repo, journal), {
+      ...archiverOptions(ctx, o, src, exclude, style, now),
+      journal: journal ? fileJournal(journal) : undefined,
     });
-  });
-  const s = result.summary;
-  const seconds = (Date.now() - started) / 1000;
-  const summaryFields = {
-    files_new: s.filesNew,
-    files_changed: s.filesChanged,
-    files_unmodified: s.filesUnmodified,
-    dirs_new: s.dirsNew,
-    dirs_changed: s.dirsChanged,
-    dirs_unmodified: s.dirsUnmodified,
-    data_blobs: s.dataBlobs,
-    tree_blobs: s.treeBlobs,
-    data_added: s.dataAdded,
-    data_added_packed: s.dataAddedPacked,
-    total_files_processed: s.totalFilesProcessed,
-    total_bytes_processed: s.totalBytesProcessed,
-    total_duration: seconds,
-    snapshot_id: result.id,
-    parent: result.parent,
-    files_read: result.filesRead,
-  };
-  ctx.log?.summary(summaryFields);
-  if (ctx.g.json) {
-    ctx.out.stdout(JSON.stringify({ message_type: 'summary', ...summaryFields }) + '\n');
-  } else if (!ctx.g.quiet) {
-    const pad = (n: number) => String(n).padStart(5);
-    ctx.out.stdout(
-      (result.parent ? `using parent snapshot ${result.parent.slice(0, 8)}\n` : 'no parent snapshot found, will read all files\n') +
-        '\n' +
-        `Files:       ${pad(s.filesNew)} new, ${pad(s.filesChanged)} changed, ${pad(s.filesUnmodified)} unmodified\n` +
-        `Dirs:        ${pad(s.dirsNew)} new, ${pad(s.dirsChanged)} changed, ${pad(s.dirsUnmodified)} unmodified\n` +
-        (ctx.g.verbose ? `Data Blobs:  ${pad(s.dataBlobs)} new\nTree Blobs:  ${pad(s.treeBlobs)} new\n` : '') +
-        `Added to the repository: ${formatBytes(s.dataAdded)} (${formatBytes(s.dataAddedPacked)} stored)\n` +
-        '\n' +
-        `processed ${s.totalFilesProcessed} files, ${formatBytes(s.totalBytesProcessed)} in ${formatDuration(seconds)}\n` +
-        `snapshot ${result.id.slice(0, 8)} saved\n`,
-    );
-  }
-  if (result.warnings.some((w) => w.code === 'SOURCE_READ')) {
-    ctx.out.stderr('Warning: at least one source file could not be read\n');
+  // A dry run writes nothing, not even a lock (restic 0.18 openWithAppendLock).
+  const journal = journalFile(ctx, o, repo);
+  const result: BackupResult = o.dryRun ? await save() : await withLock(ctx, repo, false, () => journaled(ctx, repo, journal, style, save));
+  printSummary(style, { result, dryRun: o.dryRun, seconds: (Date.now() - started) / 1000 });
+  // restic exits 3 for every archiver error: unreadable sources and an unreadable parent alike.
+  if (src.skipped || result.warnings.some((w) => w.code === 'SOURCE_READ' || w.repository)) {
+    warnf('Warning: at least one source file could not be read\n');
     return 3;
   }
-  void os;
   return 0;
 }

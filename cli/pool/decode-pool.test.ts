@@ -34,7 +34,7 @@ describe('nodeDecodePool', () => {
     pack[blobs[2]!.offset + 40]! ^= 1; // the third blob is damaged
 
     // The bundled worker (npm test builds dist/cli first): worker threads cannot load .ts.
-    const pool = nodeDecodePool({ threads: 2, entry: new URL('../../dist/cli/decode-worker.mjs', import.meta.url) });
+    const pool = nodeDecodePool({ threads: 2, entry: new URL('../../dist/cli-test/decode-worker.mjs', import.meta.url) });
     try {
       // One blob first, into a buffer of its own: the range comes back whole and can go again.
       const first = await pool.decodePack(key, pack.subarray(0, offset), [blobs[1]!], undefined, { own: true });

@@ -11,6 +11,9 @@ import { installNodePrimitives } from '../adapters/node-primitives';
 import { initZstdNode } from '../adapters/zstd-node';
 import { nodeFileReader } from '../adapters/node-source';
 import { openBackend } from '../location';
+import { dryRunBackend } from '../backup/dry-run';
+import { fileJournal } from '../backup/journal';
+import { journaledSaver } from '../../core/repository/adopt';
 import type { FromWorker, WorkerInit } from './messages';
 
 const port = parentPort!;
@@ -23,7 +26,7 @@ async function main(init: WorkerInit): Promise<void> {
   const key = new Key(init.key.encrypt, init.key.macK, init.key.macR);
   const packs = new PackerManager({
     key,
-    saver: backend,
+    saver: init.dryRun ? dryRunBackend(backend) : init.journal ? journaledSaver(backend, fileJournal(init.journal)) : backend,
     packSize: init.packSize,
     uploads: init.uploads,
     onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }),

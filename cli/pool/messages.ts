@@ -16,6 +16,10 @@ export interface WorkerInit {
   uploads: number;
   /** Files saved at once (the rest of the thread's queue waits). */
   parallel: number;
+  /** backup --dry-run: packs are made but not stored. */
+  dryRun?: boolean;
+  /** The pack journal file to note each pack in before storing it (cli/backup/journal.ts). */
+  journal?: string;
 }
 
 export type FromWorker = FromSaver | { type: 'ready' } | { type: 'initError'; error: SerializedError };

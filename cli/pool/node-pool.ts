@@ -17,11 +17,15 @@ export interface NodePoolOptions {
   /** Files queued per thread (in flight from the archiver's point of view). */
   queuePerThread?: number;
   uploadsPerThread?: number;
+  /** backup --dry-run: the threads store nothing. */
+  dryRun?: boolean;
+  /** The pack journal file the threads note their packs in. */
+  journal?: string;
 }
 
 function workerEntry(): { url: URL; execArgv: string[] | undefined } {
   const here = import.meta.url;
-  // Bundled CLI: dist/cli/file-saver-worker.mjs sits next to cairn.mjs and inherits node's flags
+  // Bundled CLI: file-saver-worker.mjs sits next to cairn.mjs (dist/cli, dist/cli-test) and inherits node's flags
   // (--cpu-prof profiles the workers too). From sources (tests): use tsx.
   if (here.endsWith('.ts')) return { url: new URL('./file-saver-worker.ts', here), execArgv: ['--import', 'tsx'] };
   return { url: new URL('./file-saver-worker.mjs', here), execArgv: undefined };
@@ -39,6 +43,8 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
       backend: opts.backend,
       uploads: opts.uploadsPerThread ?? 2,
       parallel: opts.parallelPerThread ?? 2,
+      dryRun: opts.dryRun,
+      journal: opts.journal,
     };
     const { url, execArgv } = workerEntry();
     const workers = Array.from({ length: count }, () => new Worker(fileURLToPath(url), { workerData: init, execArgv }));

@@ -290,6 +290,7 @@ describe('archiver', () => {
         'two.txt': { data: text('same content\n') },
         'three.txt': { data: text('other\n') },
         e: { 'z.txt': { data: new Uint8Array(0) } },
+        link: { link: 'one.txt' },
       },
     };
     const r = await run(repo, new MemSource(tree), { targets: ['/d'], tags: ['t1', 't2'], username: 'u', uid: 5, gid: 6, programVersion: 'test 1.0' });
@@ -297,12 +298,12 @@ describe('archiver', () => {
       filesNew: 4,
       filesChanged: 0,
       filesUnmodified: 0,
-      dirsNew: 3,
+      dirsNew: 2, // d, e: as in restic, the snapshot's root is no directory of its own
       dirsChanged: 0,
-      dirsUnmodified: 0, // root, d, e
+      dirsUnmodified: 0,
       dataBlobs: 2, // identical files share one blob; the empty file has none
-      treeBlobs: 3,
-      totalFilesProcessed: 4,
+      treeBlobs: 3, // root, d, e
+      totalFilesProcessed: 4, // regular files only (restic: Files.New + Changed + Unchanged), not the symlink
       totalBytesProcessed: 13 + 13 + 6,
     });
     expect(r.summary.dataAdded).toBeGreaterThanOrEqual(13 + 6);
@@ -311,7 +312,7 @@ describe('archiver', () => {
     expect(r.snapshot).toMatchObject({ hostname: 'host', username: 'u', uid: 5, gid: 6, tags: ['t1', 't2'], programVersion: 'test 1.0', paths: ['/d'] });
     expect(r.snapshot.summary).toEqual(r.summary);
     // Stored as restic reads it.
-    const stored = (await repo.loadJSON('snapshots', r.id)) as Record<string, unknown>;
+    const stored = (await repo.loadJSON('snapshots', r.id!)) as Record<string, unknown>;
     expect(stored).toMatchObject({ hostname: 'host', tags: ['t1', 't2'], paths: ['/d'], tree: r.snapshot.tree });
     expect((stored.summary as Record<string, number>).files_new).toBe(4);
   });
@@ -359,7 +360,7 @@ describe('archiver', () => {
       expect(implicit.parent).toBeUndefined();
       expect(src.reads.get('/a/c/c.txt')).toBe(1);
       src.resetCounters();
-      const explicit = await run(repo, src, { targets: ['/a/c'], parent: first.id.slice(0, 10) });
+      const explicit = await run(repo, src, { targets: ['/a/c'], parent: first.id!.slice(0, 10) });
       expect(explicit.parent).toBe(first.id);
       expect(src.totalReads).toBe(0);
       const bad = await run(repo, src, { targets: ['/a/c'], parent: 'ffffffffff' }).catch((e: unknown) => e);

@@ -33,11 +33,12 @@ describe('BlobRegistry', () => {
     expect(r.claim('tree', id(1))).toBe(true);
   });
 
-  it('packSaved indexes the blobs, queues the pack for the next index file and counts it', () => {
+  it('packSaved queues the pack for the next index file and counts it; only indexed() puts its blobs in the master index', () => {
     const index = new MasterIndex();
     const r = new BlobRegistry(index);
     r.claim('data', id(1));
     r.claim('data', id(2));
+    r.claim('tree', id(3));
     r.packSaved(
       pack(10, [
         [1, 'data'],
@@ -46,13 +47,19 @@ describe('BlobRegistry', () => {
       500,
     );
     r.packSaved(pack(11, [[3, 'tree']]), 200);
-    expect(index.has('data', id(1)) && index.has('data', id(2)) && index.has('tree', id(3))).toBe(true);
+    // Stored, but no index file lists them yet: still claimed, not in the master index.
+    expect(index.has('data', id(1)) || index.has('data', id(2)) || index.has('tree', id(3))).toBe(false);
     expect(r.claim('data', id(1))).toBe(false);
+    expect(r.has('tree', id(3))).toBe(true);
     expect(r.unindexedBlobs).toBe(3);
     expect(r.stats).toEqual({ packs: 2, blobs: 3, bytes: 700 });
-    expect(r.takeUnindexed().map((p) => p.id)).toEqual([id(10), id(11)]);
+    const queued = r.takeUnindexed();
+    expect(queued.map((p) => p.id)).toEqual([id(10), id(11)]);
     expect(r.unindexedBlobs).toBe(0);
     expect(r.takeUnindexed()).toEqual([]);
+    r.indexed(queued);
+    expect(index.has('data', id(1)) && index.has('data', id(2)) && index.has('tree', id(3))).toBe(true);
+    expect(r.claim('data', id(1))).toBe(false);
   });
 
   describe('under concurrency', () => {

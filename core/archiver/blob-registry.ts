@@ -1,7 +1,10 @@
 // The coordinator's view of which blobs exist: the master index (blobs in indexed packs)
-// plus blobs some saver has claimed and is storing right now. Exactly one saver stores each
-// new blob, whatever thread it runs on; everyone else just references it. Packs reported
-// saved move their blobs into the index and queue them for the next index file.
+// plus blobs some saver has claimed and is storing, or has stored in a pack no index file
+// lists yet. Exactly one saver stores each new blob, whatever thread it runs on; everyone
+// else just references it. Packs reported saved are queued for the next index file, and
+// their blobs move into the master index only once that file is stored: the master index
+// never claims what the repository's index files do not say (a backup that failed to write
+// its index leaves the master index as the repository has it, and its packs to be adopted).
 
 import type { ID } from '../id';
 import type { IndexPack } from '../index/index-file';
@@ -37,10 +40,8 @@ export class BlobRegistry {
     return this.#pending.has(type[0] + id) || this.#index.has(type, id);
   }
 
-  /** A pack is durably stored: index its blobs. */
+  /** A pack is durably stored: queue it for the next index file. */
   packSaved(pack: IndexPack, size: number): void {
-    this.#index.addPack(pack.id, pack.blobs);
-    for (const b of pack.blobs) this.#pending.delete(b.type[0] + b.id);
     this.#unindexed.push(pack);
     this.#unindexedBlobs += pack.blobs.length;
     this.stats.packs++;
@@ -50,6 +51,14 @@ export class BlobRegistry {
 
   get unindexedBlobs(): number {
     return this.#unindexedBlobs;
+  }
+
+  /** An index file listing `packs` is stored: their blobs are in the master index now. */
+  indexed(packs: readonly IndexPack[]): void {
+    for (const pack of packs) {
+      this.#index.addPack(pack.id, pack.blobs);
+      for (const b of pack.blobs) this.#pending.delete(b.type[0] + b.id);
+    }
   }
 
   /** Takes the packs not yet written to an index file. */

@@ -4,6 +4,7 @@
 // chunking happens (a worker), through a FileContentReader and an opaque, structured-
 // cloneable FileRef (a path in Node, a File or FileSystemFileHandle in the browser).
 
+import { CairnError } from '../errors';
 import type { Node } from '../data/node';
 
 export type FileRef = unknown;
@@ -30,13 +31,17 @@ export interface SourceEntry {
    * only for a file that is read; an unchanged file never is.
    */
   open?: () => Promise<FileRef>;
+  /** A stream (standard input): its size is known only once read, so a different one is no change. */
+  stream?: boolean;
 }
 
 export interface SourceFS {
   /** Metadata of one path (lstat: symlinks are not followed). */
   stat(path: string, signal?: AbortSignal): Promise<SourceEntry>;
   /** The entries of a directory (lstat of each), in any order; entries that cannot be
-   *  read (vanished, no permission) are reported through onError and left out. */
+   *  read (vanished, no permission) are reported through onError and left out. A directory
+   *  that cannot be listed at all either throws `unlistable(…)` (it is then left out of the
+   *  snapshot with a warning, as restic leaves it out) or reports it and lists nothing. */
   readDir(dir: SourceEntry, onError: (path: string, e: unknown) => void, signal?: AbortSignal): Promise<SourceEntry[]>;
   /** Splits a target into the path components restic records ("/home/u" → ["home","u"]). */
   components(path: string): string[];
@@ -69,4 +74,13 @@ export interface OpenedFile {
    */
   readAll?(): Promise<Uint8Array>;
   close(): void | Promise<void>;
+}
+
+/** The error for a directory that cannot be listed at all (no permission, gone). */
+export function unlistable(path: string, message: string, cause?: unknown): CairnError {
+  return new CairnError('SOURCE_READ', message, { cause, detail: { path, unlistable: true } });
+}
+
+export function isUnlistable(e: unknown): e is CairnError {
+  return e instanceof CairnError && e.code === 'SOURCE_READ' && e.detail['unlistable'] === true;
 }

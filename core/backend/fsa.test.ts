@@ -19,6 +19,11 @@ interface ModelOptions {
   sync?: string;
   /** Read-only sync handles are refused as locked (a browser without that mode, a writer open). */
   readLocked?: boolean;
+  /**
+   * Sync writes report every byte written but the file keeps only this many: Chromium's OPFS
+   * when the origin's quota runs out mid-write (seen in test/e2e/engine-interrupted.spec.ts).
+   */
+  keepsOnly?: number;
 }
 
 /** How often each way of writing was asked for. */
@@ -136,9 +141,10 @@ class ModelDir {
               const next = new Uint8Array(Math.max(data.length, at + b.length));
               next.set(data);
               next.set(b, at);
-              data = next;
+              data = this.opts.keepsOnly === undefined ? next : next.slice(0, this.opts.keepsOnly);
               return b.length;
             },
+            getSize: () => data.length,
             flush: () => void (f.data = data),
             close: () => {},
           };
@@ -338,6 +344,15 @@ describe('FsaBackend', () => {
     const { h, data } = await testObject('data', 8, 100);
     await expectCode(be.save(h, data), 'BACKEND_IO');
     expect(await listAll(be, 'data')).toEqual([]);
+  });
+
+  it('a sync write the file did not keep whole (quota ran out) fails the save: QUOTA_EXCEEDED, nothing under the name', async () => {
+    const { root, handle } = model({ move: '', sync: '', keepsOnly: 60 });
+    const be = await FsaBackend.create(handle);
+    const { h, data } = await testObject('data', 9, 100);
+    await expectCode(be.save(h, data), 'QUOTA_EXCEEDED');
+    expect(await listAll(be, 'data')).toEqual([]);
+    expect([...((root.entries.get('data') as ModelDir).entries.get(h.name.slice(0, 2)) as ModelDir).entries.keys()]).toEqual([]);
   });
 
   it('remembers directory handles, and looks again when one went stale', async () => {

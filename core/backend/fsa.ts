@@ -401,8 +401,14 @@ async function subdirs(dir: FileSystemDirectoryHandle): Promise<FileSystemDirect
 function writeSync(access: SyncAccessHandle, bytes: Uint8Array<ArrayBufferLike>): void {
   try {
     access.truncate(0);
-    for (let at = 0; at < bytes.length;) at += access.write(bytes.subarray(at), { at });
+    for (let at = 0; at < bytes.length;) {
+      const n = access.write(bytes.subarray(at), { at });
+      if (n <= 0) throw new DOMException(`wrote ${at} of ${bytes.length} bytes`, 'QuotaExceededError');
+      at += n;
+    }
     access.flush();
+    const size = access.getSize();
+    if (size !== bytes.length) throw new DOMException(`file holds ${size} of ${bytes.length} bytes written`, 'QuotaExceededError');
   } finally {
     access.close();
   }

@@ -141,9 +141,9 @@ export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_
   const src = copyIn(z, frame);
   try {
     const declared = Number(z.x.p(src, frame.length));
-    // Fix: ZSTD_CONTENTSIZE_ERROR (-2: not a zstd frame, or too short to have a header — an
-    // empty input too) used to fall into the grow-and-retry loop below, which grew the wasm
-    // heap to 1 GiB (for good: wasm memory never shrinks) before giving up.
+    // ZSTD_CONTENTSIZE_ERROR (-2: not a zstd frame, or too short to have a header — an empty
+    // input too) fails here and never reaches the grow-and-retry loop below, which would grow
+    // the wasm heap to 1 GiB (for good: wasm memory never shrinks) before giving up.
     if (declared === CONTENTSIZE_ERROR) throw new CairnError('DECOMPRESS_FAILED', 'not a zstd frame (corrupt or truncated)');
     if (plainSize !== undefined && declared >= 0 && declared !== plainSize) {
       throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, expected ${plainSize}`);
@@ -182,8 +182,8 @@ function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact
   try {
     const n = z.x.q(z.dctx, dst, cap, src, srcLen, 0, 0);
     if (z.x.h(n)) {
-      // Fix: only "destination too small" means "try a bigger buffer"; a corrupt or truncated
-      // frame used to be retried with doubling buffers up to 1 GiB too.
+      // Only "destination too small" means "try a bigger buffer"; any other error (a corrupt or
+      // truncated frame) fails at once rather than being retried with doubling buffers.
       if (exact || -(n | 0) !== ERROR_DST_SIZE_TOO_SMALL) throw new CairnError('DECOMPRESS_FAILED', 'zstd frame is corrupt');
       return undefined;
     }

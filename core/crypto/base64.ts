@@ -25,8 +25,8 @@ export function base64Encode(b: Uint8Array): string {
   return out;
 }
 
-// Fix: LOOKUP has 256 entries, so a character above U+00FF read `undefined`, which `|` turned
-// into 0 — "Ā" (U+0100) decoded as "A" instead of being refused. Out-of-table is -1.
+// LOOKUP has 256 entries: a character above U+00FF is out of the table and yields -1 (refused),
+// never `undefined`, which `|` would turn into 0 and so decode "Ā" (U+0100) as "A".
 function sextet(s: string, i: number): number {
   return LOOKUP[s.charCodeAt(i)] ?? -1;
 }

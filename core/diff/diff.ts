@@ -3,10 +3,12 @@
 // list differs is `M` (`M?` when nothing else differs: the same metadata with new content
 // means bitrot), and with `metadata` any other difference is `U`. Identical subtrees are not
 // compared, only collected as common blobs. Blob statistics: the blobs referenced by nodes
-// seen on each side, minus those both sides or an identical subtree use.
+// seen on each side, minus those both sides or an identical subtree use. The CLI's `diff` and
+// the app's snapshot comparison (workers/engine/browse.ts) both use this walk.
 
 import { throwIfAborted } from '../errors';
 import type { Node } from '../data/node';
+import type { Tree } from '../data/tree';
 import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 import { loadTree } from '../walker';
@@ -15,6 +17,10 @@ import { compareBytes, utf8Encode } from '../data/utf8';
 export interface DiffChange {
   /** Slash-separated from the compared roots, folders ending in `/`. */
   path: string;
+  /** The same path as names, from the compared roots (a name may hold a `/` in a hostile tree). */
+  names: readonly string[];
+  /** The node's type after the change (before it, for a removed node). */
+  type: Node['type'];
   modifier: string;
 }
 
@@ -35,6 +41,13 @@ export interface DiffStats {
 
 export interface DiffOptions {
   metadata?: boolean;
+  /**
+   * Count the blobs only one side uses (default true). Without, identical subtrees are skipped
+   * instead of walked for their blobs, and the stats' blob counts and bytes stay 0.
+   */
+  blobStats?: boolean;
+  /** Where decoded trees come from (default: the repository, each time). */
+  loadTree?: (id: ID, signal?: AbortSignal) => Promise<Tree>;
   signal?: AbortSignal;
   onChange: (c: DiffChange) => void;
   /** A subtree that cannot be loaded below an added/removed/common folder: reported, the diff goes on. */
@@ -118,6 +131,10 @@ class Comparer {
     readonly opts: DiffOptions,
   ) {}
 
+  #load(id: ID): Promise<Tree> {
+    return this.opts.loadTree ? this.opts.loadTree(id, this.opts.signal) : loadTree(this.repo, id, this.opts.signal);
+  }
+
   /** Runs `fn` on a subtree; a failure there is reported and the rest of the diff goes on. */
   async #guarded(fn: () => Promise<void>): Promise<void> {
     try {
@@ -129,28 +146,29 @@ class Comparer {
     }
   }
 
-  async printDir(mode: '+' | '-', s: DiffSide, blobs: BlobSet, prefix: string, id: ID): Promise<void> {
-    for (const node of (await loadTree(this.repo, id, this.opts.signal)).nodes) {
+  async printDir(mode: '+' | '-', s: DiffSide, blobs: BlobSet, at: Place, id: ID): Promise<void> {
+    for (const node of (await this.#load(id)).nodes) {
       throwIfAborted(this.opts.signal);
-      const name = prefix + node.name + (node.type === 'dir' ? '/' : '');
-      this.opts.onChange({ path: name, modifier: mode });
+      const here = below(at, node);
+      this.opts.onChange({ path: here.path, names: here.names, type: node.type, modifier: mode });
       count(s, node);
       addBlobs(blobs, node);
-      if (node.type === 'dir' && node.subtree) await this.#guarded(() => this.printDir(mode, s, blobs, name, node.subtree!));
+      if (node.type === 'dir' && node.subtree) await this.#guarded(() => this.printDir(mode, s, blobs, here, node.subtree!));
     }
   }
 
   async collectDir(id: ID): Promise<void> {
-    for (const node of (await loadTree(this.repo, id, this.opts.signal)).nodes) {
+    if (this.opts.blobStats === false) return;
+    for (const node of (await this.#load(id)).nodes) {
       throwIfAborted(this.opts.signal);
       addBlobs(this.common, node);
       if (node.type === 'dir' && node.subtree) await this.#guarded(() => this.collectDir(node.subtree!));
     }
   }
 
-  async diffTree(prefix: string, id1: ID, id2: ID): Promise<void> {
-    const t1 = new Map((await loadTree(this.repo, id1, this.opts.signal)).nodes.map((n) => [n.name, n]));
-    const t2 = new Map((await loadTree(this.repo, id2, this.opts.signal)).nodes.map((n) => [n.name, n]));
+  async diffTree(at: Place, id1: ID, id2: ID): Promise<void> {
+    const t1 = new Map((await this.#load(id1)).nodes.map((n) => [n.name, n]));
+    const t2 = new Map((await this.#load(id2)).nodes.map((n) => [n.name, n]));
     const names = [...new Set([...t1.keys(), ...t2.keys()])].sort(byBytes);
     for (const name of names) {
       throwIfAborted(this.opts.signal);
@@ -158,36 +176,37 @@ class Comparer {
       const n2 = t2.get(name);
       addBlobs(this.before, n1);
       addBlobs(this.after, n2);
-      if (n1 && n2) await this.both(prefix + name, n1, n2);
-      else if (n1) await this.oneSide('-', prefix + name, n1, this.stats.removed, this.before);
-      else await this.oneSide('+', prefix + name, n2!, this.stats.added, this.after);
+      if (n1 && n2) await this.both(at, n1, n2);
+      else if (n1) await this.oneSide('-', at, n1, this.stats.removed, this.before);
+      else await this.oneSide('+', at, n2!, this.stats.added, this.after);
     }
   }
 
-  async both(path: string, n1: Node, n2: Node): Promise<void> {
+  async both(at: Place, n1: Node, n2: Node): Promise<void> {
     let mod = n1.type !== n2.type ? 'T' : '';
-    const name = path + (n2.type === 'dir' ? '/' : '');
+    const here = below(at, n2);
     if (n1.type === 'file' && n2.type === 'file' && !sameList(n1.content ?? [], n2.content ?? [])) {
       mod += 'M';
       this.stats.changedFiles++;
       if (nodesEqual(n1, n2, true)) mod += '?';
     } else if (this.opts.metadata && !nodesEqual(n1, n2)) mod += 'U';
-    if (mod) this.opts.onChange({ path: name, modifier: mod });
+    if (mod) this.opts.onChange({ path: here.path, names: here.names, type: n2.type, modifier: mod });
     if (n1.type === 'dir' && n2.type === 'dir' && n1.subtree && n2.subtree) {
       const [a, b] = [n1.subtree, n2.subtree];
-      await this.#guarded(() => (a === b ? this.collectDir(a) : this.diffTree(name, a, b)));
+      await this.#guarded(() => (a === b ? this.collectDir(a) : this.diffTree(here, a, b)));
     }
   }
 
-  async oneSide(mode: '+' | '-', path: string, node: Node, s: DiffSide, blobs: BlobSet): Promise<void> {
-    const name = path + (node.type === 'dir' ? '/' : '');
-    this.opts.onChange({ path: name, modifier: mode });
+  async oneSide(mode: '+' | '-', at: Place, node: Node, s: DiffSide, blobs: BlobSet): Promise<void> {
+    const here = below(at, node);
+    this.opts.onChange({ path: here.path, names: here.names, type: node.type, modifier: mode });
     count(s, node);
-    if (node.type === 'dir' && node.subtree) await this.#guarded(() => this.printDir(mode, s, blobs, name, node.subtree!));
+    if (node.type === 'dir' && node.subtree) await this.#guarded(() => this.printDir(mode, s, blobs, here, node.subtree!));
   }
 
   /** Blobs of one side that the other side and the common subtrees do not use. */
   tally(mine: BlobSet, theirs: BlobSet, s: DiffSide): void {
+    if (this.opts.blobStats === false) return;
     for (const k of mine) {
       if (theirs.has(k) || this.common.has(k)) continue;
       const type = k[0] === 't' ? 'tree' : 'data';
@@ -200,6 +219,14 @@ class Comparer {
   }
 }
 
+/** Where the walk is: restic's printed path (folders end in `/`) and the names leading there. */
+interface Place {
+  path: string;
+  names: readonly string[];
+}
+
+const below = (at: Place, node: Node): Place => ({ path: at.path + node.name + (node.type === 'dir' ? '/' : ''), names: [...at.names, node.name] });
+
 /** restic orders names by their bytes (UTF-16 order differs above U+FFFF). */
 const byBytes = (a: string, b: string) => compareBytes(utf8Encode(a), utf8Encode(b));
 
@@ -208,7 +235,7 @@ export async function diffTrees(repo: Repository, tree1: ID, tree2: ID, opts: Di
   const c = new Comparer(repo, opts);
   c.before.add('t' + tree1);
   c.after.add('t' + tree2);
-  await c.diffTree('/', tree1, tree2);
+  await c.diffTree({ path: '/', names: [] }, tree1, tree2);
   c.tally(c.before, c.after, c.stats.removed);
   c.tally(c.after, c.before, c.stats.added);
   return c.stats;

@@ -51,9 +51,9 @@ export function matchComponent(pattern: string, name: string): boolean {
 }
 
 /**
- * Go's filepath.Match syntax as a regular expression over code points (Go matches runes).
- * Fix: classes negate with `^` as in Go (we negated with `!`, which Go treats as a literal,
- * and escaped `^`), `\` escapes inside classes, and `?` matched half of a surrogate pair.
+ * Go's filepath.Match syntax as a regular expression over code points (Go matches runes, so
+ * `?` is one whole character, never half of a surrogate pair). Classes negate with `^` as in
+ * Go (`!` is a literal there), and `\` escapes inside classes.
  * Malformed patterns (unclosed `[`, empty class, trailing `\`) never match (restic reports
  * ErrBadPattern and matches nothing).
  */
@@ -135,8 +135,8 @@ export function matchPattern(p: Pattern, path: string[]): boolean {
 export function childMayMatch(p: Pattern, dirPath: string[]): boolean {
   if (p.parts.length === 0) return false;
   if (!p.anchored) return true; // a relative pattern can always match further down
-  // Fix: restic compares only the components before a `**` (we said yes to any pattern with
-  // a `**`, so "/foo/**/x" sent the restorer into every top-level directory).
+  // As restic: the components before a `**` must match, so "/foo/**/x" enters /foo only, not
+  // every top-level directory.
   const wild = p.parts.indexOf('**');
   const dir = wild >= 0 ? dirPath.slice(0, wild) : dirPath;
   for (let i = 0; i < Math.min(dir.length, p.parts.length); i++) {

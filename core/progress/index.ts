@@ -88,13 +88,13 @@ export function formatBytes(n: number): string {
   if (n > 2 ** 30) return `${fixed3(n / 2 ** 30)} GiB`;
   if (n > 2 ** 20) return `${fixed3(n / 2 ** 20)} MiB`;
   if (n > 2 ** 10) return `${fixed3(n / 2 ** 10)} KiB`;
-  // Fix: Go prints a uint64 with %d; a fractional rate printed as "512.3333 B".
+  // Whole bytes: Go prints a uint64 with %d, so a fractional rate is "512 B", never "512.3333 B".
   return `${Math.floor(n)} B`;
 }
 
 /**
- * Go's %.3f. Fix: toFixed rounds an exact tie up, Go to even — 1088 bytes is 1.0625 KiB,
- * which restic prints as "1.062 KiB" and toFixed as "1.063". (n / 2^k * 1000 is exact for
+ * Go's %.3f, which rounds an exact tie to even where toFixed rounds it up: 1088 bytes is
+ * 1.0625 KiB, which restic prints as "1.062 KiB" (toFixed alone: "1.063"). (n / 2^k * 1000 is exact for
  * the integers we format, so an exact tie is detectable.)
  */
 function fixed3(v: number): string {
@@ -106,7 +106,7 @@ function fixed3(v: number): string {
 
 /** restic's formatSeconds(uint64(d / time.Second)): whole seconds, truncated. */
 export function formatDuration(sec: number): string {
-  // Fix: restic truncates (59.6 s is "0:59"); we rounded.
+  // Truncated, as restic does: 59.6 s is "0:59".
   sec = Math.max(0, Math.floor(sec));
   const h = Math.floor(sec / 3600),
     m = Math.floor((sec % 3600) / 60),

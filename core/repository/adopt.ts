@@ -16,7 +16,8 @@ import type { Repository } from './repository';
  * Where a backup notes each pack before it stores it, until an index file lists it, so that
  * what a cut-short backup stored can be adopted by a later one (even a pack whose upload went
  * on after its tab was gone). Notes are pack names only (public, like the bucket's listing),
- * never blob IDs. Neither method throws: a note that fails only costs an upload later.
+ * never blob IDs. `indexed` never throws; `storing` throws only when the pack should not be
+ * stored either (no room left for the note); any other failed note only costs an upload later.
  */
 export interface PackJournal {
   /** Before pack `pack` is stored; awaited, so the note is kept before the upload starts. */

@@ -26,7 +26,7 @@ export function encodeConfig(c: Config): string {
 export function decodeConfig(json: unknown): Config {
   const o = json as { version?: unknown; id?: unknown; chunker_polynomial?: unknown } | null;
   if (!o || typeof o !== 'object') throw new CairnError('BAD_CONFIG', 'config is not a JSON object');
-  // Fix: a fractional version (1.5) passed the range check; restic's uint field refuses it.
+  // An integer in range: restic decodes the version into a uint, so 1.5 is refused, not rounded.
   if (typeof o.version !== 'number' || !Number.isInteger(o.version) || o.version < MIN_REPO_VERSION || o.version > MAX_REPO_VERSION) {
     throw new CairnError(
       'BAD_CONFIG',

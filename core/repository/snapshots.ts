@@ -78,9 +78,8 @@ export function matches(sn: Snapshot, f: SnapshotFilter): boolean {
 /**
  * restic's Snapshot.HasTags (internal/restic/snapshot.go), for a list split by splitTagList
  * (comma-separated, each tag trimmed): every tag present, in order, except that an empty tag
- * reached first matches a snapshot without tags — so [''] matches only untagged snapshots.
- * Fix: we dropped empty tags and did not trim, so `--tag ''` matched every snapshot and
- * `--tag 'a, b'` looked for " b".
+ * reached first matches a snapshot without tags — so [''] matches only untagged snapshots
+ * (`--tag ''`), and `--tag 'a, b'` asks for "a" and "b".
  */
 export function hasTags(tags: readonly string[] | undefined, list: readonly string[]): boolean {
   const have = tags ?? [];
@@ -122,8 +121,8 @@ export async function findSnapshot(repo: Repository, ref: string, filter: Snapsh
 /**
  * The newest snapshot of this host whose paths include all of `paths` (restic 0.14
  * findParentSnapshot → FindLatestSnapshot with HasPaths; 0.16's default --group-by host,paths
- * filters the same way). Fix: we required exactly the same set of paths, so backing up /a
- * after a backup of /a and /b found no parent and re-read every file.
+ * filters the same way). A superset qualifies: backing up /a after a backup of /a and /b takes
+ * that backup as the parent, so unchanged files under /a are not read again.
  */
 export async function findParent(
   repo: Repository,

@@ -4,7 +4,8 @@
 // (A SourceFS wrapper injects the faults at exact moments — fakes only to inject faults.)
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { ok, removeDir, restic, tempDir, cairn, describeTree } from '../helpers/cli';
 import { openLocal } from '../helpers/engine';
@@ -63,9 +64,59 @@ describe('source files that change during the backup', () => {
     // restic accepts the repository and restores the honest snapshot.
     expect((await restic(['-r', repoDir, 'check', '--read-data'])).code).toBe(0);
     const target = join(dir, 'restore');
-    await ok(restic(['-r', repoDir, 'restore', result.id, '--target', target]));
+    await ok(restic(['-r', repoDir, 'restore', result.id!, '--target', target]));
     const got = await describeTree(join(target, src));
     expect([...got.keys()].sort()).toEqual(['grows.log', 'stays.txt']);
     expect(got.get('grows.log')!.size).toBe(now.length);
+  });
+
+  it('a file that became a FIFO, a symlink or a folder after it was listed is refused, not read; one that shrank is saved as read', async () => {
+    const src2 = join(dir, 'src2');
+    await mkdir(src2);
+    for (const name of ['stays.txt', 'becomes-fifo.txt', 'becomes-link.txt', 'becomes-dir.txt']) await writeFile(join(src2, name), `${name}\n`);
+    await writeFile(join(src2, 'shrinks.log'), 'line\n'.repeat(1000));
+    const repo = await openLocal(repoDir);
+    let mutated = false;
+    let writer: ChildProcess | undefined;
+    const faulty: SourceFS = {
+      ...nodeSourceFS,
+      async readDir(entry, onError, signal) {
+        const entries = await nodeSourceFS.readDir(entry, onError, signal);
+        if (entry.path === src2 && !mutated) {
+          mutated = true;
+          await rm(join(src2, 'becomes-fifo.txt'));
+          execFileSync('mkfifo', [join(src2, 'becomes-fifo.txt')]);
+          // Unblocks a reader that opened the FIFO and waits for a writer (what happened before).
+          writer = spawn('sh', ['-c', `sleep 10; echo from-the-fifo > ${join(src2, 'becomes-fifo.txt')}`], { stdio: 'ignore' });
+          await rm(join(src2, 'becomes-link.txt'));
+          await symlink('/etc/hostname', join(src2, 'becomes-link.txt'));
+          await rm(join(src2, 'becomes-dir.txt'));
+          await mkdir(join(src2, 'becomes-dir.txt'));
+          await truncate(join(src2, 'shrinks.log'), 100);
+        }
+        return entries;
+      },
+    };
+    const started = Date.now();
+    const warnings: string[] = [];
+    const result = await backup(repo, faulty, inProcessPool({ saver: repo.backend, reader: nodeFileReader }), {
+      targets: [src2],
+      hostname: 'test',
+      onWarning: (w) => warnings.push(`${w.code} ${w.path.slice(src2.length + 1)}: ${w.message.slice(src2.length + 1)}`),
+    });
+    writer?.kill();
+    expect(Date.now() - started).toBeLessThan(8000); // no wait for a FIFO's writer
+    expect(warnings.sort()).toEqual([
+      'SOURCE_CHANGED shrinks.log: shrinks.log: file changed while it was read (5000 → 100 bytes); saved what was read',
+      'SOURCE_READ becomes-dir.txt: becomes-dir.txt: file changed type, refusing to archive',
+      'SOURCE_READ becomes-fifo.txt: becomes-fifo.txt: file changed type, refusing to archive',
+      'SOURCE_READ becomes-link.txt: becomes-link.txt: file changed type, refusing to archive',
+    ]);
+    await repo.loadIndex();
+    const comps = src2.split('/').filter(Boolean);
+    for (const gone of ['becomes-fifo.txt', 'becomes-link.txt', 'becomes-dir.txt'])
+      expect(await lookupPath(repo, result.snapshot.tree, [...comps, gone])).toBeUndefined();
+    expect((await lookupPath(repo, result.snapshot.tree, [...comps, 'shrinks.log']))!.size).toBe(100);
+    expect((await restic(['-r', repoDir, 'check', '--read-data'])).code).toBe(0);
   });
 });

@@ -36,7 +36,8 @@ test('a plan due while the app is open runs by itself; the run shows on the plan
   const row = page.getByTestId('dashboard-plans').locator('tr[data-plan="Docs"]');
   await expect(row.getByTestId('dash-last-success')).toContainText('2025-06-02 ');
   await expect(page.getByTestId('dash-snapshots')).toHaveText('1');
-  await expect(page.getByTestId('dash-health')).toHaveText('never checked');
+  await expect(page.getByTestId('dash-health')).toHaveAttribute('data-status', 'unknown');
+  await expect(page.getByTestId('dash-health')).toContainText('Not checked yet');
 
   await page.reload();
   await unlock(page);

@@ -117,6 +117,14 @@ test('ticked items: one ZIP of two items byte for byte, and a restore of them wi
   await page.getByRole('button', { name: 'Restore 2 items into a folder…' }).last().click();
   await expect(page.getByTestId('restore-result')).toContainText('1 file');
   expect(Object.keys(await opfsDigests(page, ['e2e-ticked']))).toEqual(['readme.txt']);
+
+  // Both are in the history, with what they restored.
+  await gotoTab(page, 'History');
+  const restores = page.getByTestId('history-list').locator('tbody tr[data-kind="restore"]');
+  await expect(restores).toHaveCount(2);
+  await expect(restores.first()).toHaveAttribute('data-result', 'success');
+  await expect(restores.first()).toContainText('/Documents into a folder (2 items)');
+  await expect(restores.nth(1)).toContainText('/Documents as a ZIP (2 items)');
 });
 
 test('retention in this browser: rules in words, a preview, forget; the rest still browses', async ({ page }) => {
@@ -172,4 +180,15 @@ test('retention in this browser: rules in words, a preview, forget; the rest sti
   await page.getByRole('button', { name: 'Delete this snapshot…' }).click();
   await expect(page.getByRole('heading', { name: 'Snapshots' })).toBeVisible();
   await expect(page.getByText('No snapshots yet.')).toBeVisible();
+
+  // Each removal is in the history: the one snapshot, then the rules' forget with its prune.
+  await gotoTab(page, 'History');
+  const ops = page.getByTestId('history-list').locator('tbody tr');
+  expect(await ops.evaluateAll((trs) => trs.slice(0, 3).map((tr) => tr.getAttribute('data-kind')))).toEqual(['forget', 'prune', 'forget']);
+  await expect(ops.nth(0)).toContainText(`snapshot ${third.snapshotShortId.slice(0, 8)}`);
+  await expect(ops.nth(0).getByTestId('history-removed')).toHaveText('1 snapshot removed');
+  await expect(ops.nth(1)).toHaveAttribute('data-result', 'success');
+  await expect(ops.nth(1).getByTestId('history-freed')).toContainText('freed');
+  await expect(ops.nth(2).getByTestId('history-removed')).toHaveText('2 snapshots removed');
+  await expect(ops.nth(2)).toContainText('keep 1 latest snapshot');
 });

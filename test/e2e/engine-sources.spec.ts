@@ -137,7 +137,7 @@ test('a cancelled backup leaves a valid repository and the next one reuses the u
     async ({ loc, pw }) => {
       const h = window.harness;
       await h.engine.createRepository(loc, pw);
-      await h.engine.setSaverWorkers(1);
+      await h.engine.tune({ workers: 1 });
       let asked = false;
       const onProgress = h.proxy((p: { done: { bytes: number } }) => {
         if (!asked && p.done.bytes >= 26 << 20) {
@@ -163,7 +163,7 @@ test('a cancelled backup leaves a valid repository and the next one reuses the u
 
   const second = await page.evaluate(async () => {
     const h = window.harness;
-    await h.engine.setSaverWorkers(undefined);
+    await h.engine.tune({ workers: undefined });
     return h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src', 'Big']) } });
   });
   expect(second.filesRead).toBe(tree.length);

@@ -45,6 +45,7 @@ export async function threeBackups(opts: { repo?: Repository; backend?: Backend 
   for (const [i, gen] of GENERATIONS.entries()) {
     const src = new MemSource({ d: gen });
     const r = await backup(made.repo, src, inProcessPool({ saver: made.backend, reader: src }), { hostname: 'h', targets: ['/d'], tags: [`g${i}`] });
+    if (!r.id) throw new Error('backup saved no snapshot');
     snapshots.push(r.id);
   }
   await made.repo.loadIndex();

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const CAIRN_BIN = join(ROOT, 'dist/cli/cairn.mjs');
+/** The CLI's test bundle (scripts/build-cli.mjs): the shipped CLI plus the test hooks TEST_ENV sets. */
+export const CAIRN_BIN = join(ROOT, 'dist/cli-test/cairn.mjs');
 
 export interface RunResult {
   code: number;
@@ -23,7 +24,7 @@ export interface RunOptions {
   killAfter?: { ms: number; signal: NodeJS.Signals };
 }
 
-/** Cheap scrypt for repositories cairn creates in tests (restic's tests do the same). */
+/** Cheap scrypt for repositories cairn creates in tests (restic's tests do the same; CAIRN_BIN's test bundle only). */
 export const TEST_ENV = { RESTIC_PASSWORD: 'test-password', CAIRN_TEST_KDF: '1', RESTIC_CACHE_DIR: join(tmpdir(), 'cairn-test-restic-cache') };
 
 export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
@@ -38,6 +39,7 @@ export function run(cmd: string, args: string[], opts: RunOptions = {}): Promise
     p.on('error', reject);
     if (opts.killAfter) setTimeout(() => p.kill(opts.killAfter!.signal), opts.killAfter.ms);
     p.on('close', (code, signal) => resolvePromise({ code: code ?? (signal ? 128 + 9 : 1), stdout, stderr }));
+    p.stdin.on('error', () => {}); // EPIPE when the process exits before reading its input
     p.stdin.end(opts.input ?? '');
   });
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cairn, ok, removeDir, restic, run, tempDir } from '../helpers/cli';
+import { CAIRN_BIN, cairn, ok, removeDir, restic, run, tempDir } from '../helpers/cli';
 import { makeWeirdTree } from '../helpers/weird-tree';
 import { makeReadFixture, UTC, type ReadFixture } from '../helpers/read-fixture';
 import { openLocal } from '../helpers/engine';
@@ -24,7 +24,6 @@ function bytes(cmd: string, args: string[]): Buffer {
   }
 }
 
-const CAIRN = join(import.meta.dirname, '../../dist/cli/cairn.mjs');
 const TAR_LIST = `import json,sys,tarfile
 t=tarfile.open(sys.argv[1])
 print(json.dumps([[m.name,m.type.decode(),m.mode,m.uid,m.gid,m.mtime,m.linkname,m.size] for m in t.getmembers()]))`;
@@ -47,18 +46,18 @@ describe('dump', () => {
 
   it('a folder as tar is byte-identical to restic’s, also for / and with --target', () => {
     const theirs = bytes('restic', ['-r', repo, 'dump', 'latest', '/src']);
-    const mine = bytes(process.execPath, [CAIRN, '-r', repo, 'dump', 'latest', '/src']);
+    const mine = bytes(process.execPath, [CAIRN_BIN, '-r', repo, 'dump', 'latest', '/src']);
     expect(mine.length).toBe(theirs.length);
     expect(mine.equals(theirs)).toBe(true);
-    expect(bytes(process.execPath, [CAIRN, '-r', repo, 'dump', 'latest', '/']).equals(bytes('restic', ['-r', repo, 'dump', 'latest', '/']))).toBe(true);
+    expect(bytes(process.execPath, [CAIRN_BIN, '-r', repo, 'dump', 'latest', '/']).equals(bytes('restic', ['-r', repo, 'dump', 'latest', '/']))).toBe(true);
     const target = join(dir, 'out.tar');
-    bytes(process.execPath, [CAIRN, '-r', repo, 'dump', '--target', target, 'latest', '/src/deep']);
+    bytes(process.execPath, [CAIRN_BIN, '-r', repo, 'dump', '--target', target, 'latest', '/src/deep']);
     return readFile(target).then((b) => expect(b.equals(bytes('restic', ['-r', repo, 'dump', 'latest', '/src/deep']))).toBe(true));
   });
 
   it('a file is its bytes', () => {
     const f = '/src/names/with space';
-    expect(bytes(process.execPath, [CAIRN, '-r', repo, 'dump', 'latest', f]).equals(bytes('restic', ['-r', repo, 'dump', 'latest', f]))).toBe(true);
+    expect(bytes(process.execPath, [CAIRN_BIN, '-r', repo, 'dump', 'latest', f]).equals(bytes('restic', ['-r', repo, 'dump', 'latest', f]))).toBe(true);
   });
 
   it('a folder as zip holds restic’s entries with the same contents', async () => {
@@ -70,7 +69,7 @@ print(json.dumps([[i.filename,i.external_attr>>16,hashlib.sha256(z.read(i)).hexd
       return JSON.parse(execFileSync('python3', ['-c', list, join(dir, name)]).toString()) as unknown[];
     };
     const theirs = await entries('restic', ['-r', repo, 'dump', '-a', 'zip', 'latest', '/src'], 'r.zip');
-    const mine = await entries(process.execPath, [CAIRN, '-r', repo, 'dump', '-a', 'zip', 'latest', '/src'], 'c.zip');
+    const mine = await entries(process.execPath, [CAIRN_BIN, '-r', repo, 'dump', '-a', 'zip', 'latest', '/src'], 'c.zip');
     expect(mine).toEqual(theirs);
   });
 

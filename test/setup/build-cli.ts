@@ -1,5 +1,5 @@
-// vitest globalSetup: the interop tests run the bundled CLI, so build it first (a no-op when
-// it is up to date).
+// vitest globalSetup: the interop tests run the bundled CLI (its test bundle, dist/cli-test), so
+// build it first (a no-op when it is up to date).
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 

@@ -1,5 +1,15 @@
 import { expect, test } from 'vitest';
-import { backupRecord, failedRecord, filterHistory, finishedRecord, historyJson, latest, type HistoryRecord } from './history';
+import {
+  backupRecord,
+  checkHistoryRecord,
+  failedRecord,
+  filterHistory,
+  finishedRecord,
+  forgetRecords,
+  historyJson,
+  latest,
+  type HistoryRecord,
+} from './history';
 import type { BackupResultView } from '../../workers/api';
 
 const ctx = {
@@ -71,4 +81,66 @@ test('the JSON export uses restic’s field names and exit codes', () => {
     plan: 'Docs',
     host: 'chrome-linux',
   });
+});
+
+test('a forget with its prune, and a check, as records and in the export', () => {
+  const forget = {
+    removed: ['c'.repeat(64), 'd'.repeat(64)],
+    failed: ['e'.repeat(64)],
+    durationMs: 700,
+    forgetMs: 200,
+    pruned: { bytesFreed: 9000, packsDeleted: 2, packsRepacked: 1, durationMs: 500 },
+  };
+  const [f, p] = forgetRecords(ctx, ctx.start + 700, forget, 'keep 2 latest snapshots');
+  expect(f).toMatchObject({ kind: 'forget', result: 'warning', snapshotsRemoved: 2, durationMs: 200, errors: [{ code: 'REMOVE_FAILED' }] });
+  expect(p).toMatchObject({
+    kind: 'prune',
+    result: 'success',
+    bytesFreed: 9000,
+    start: ctx.start + 200,
+    durationMs: 500,
+    subject: '2 data files deleted, 1 repacked',
+  });
+
+  const report = {
+    ok: false,
+    share: { kind: 'group' as const, n: 2, t: 10 },
+    errors: 1,
+    hints: 1,
+    snapshots: 3,
+    packs: 20,
+    packsRead: 2,
+    bytesRead: 4096,
+    bytesTotal: 40960,
+    durationMs: 50,
+    problems: [
+      { kind: 'pack', code: 'PACK_HASH', message: 'pack 1234: hash mismatch, holds /Documents/secret plan.txt', pack: '1234' },
+      { kind: 'pack', code: 'UNUSED_PACK', message: 'pack 5678 not referenced in any index', hint: true },
+    ],
+    damagedPacks: ['1234'],
+    affected: [],
+    affectedMore: 0,
+  };
+  const c = checkHistoryRecord(ctx, ctx.start + 50, report);
+  expect(c).toMatchObject({
+    kind: 'check',
+    result: 'failure',
+    files: 2,
+    bytes: 4096,
+    subject: '--read-data-subset 2/10',
+    errors: [{ code: 'PACK_HASH', message: 'pack, pack 1234' }],
+  });
+  expect(JSON.stringify(c)).not.toContain('secret plan');
+  expect(checkHistoryRecord(ctx, ctx.start, { ...report, ok: true, problems: [], share: { kind: 'all' } })).toMatchObject({
+    result: 'success',
+    subject: '--read-data',
+    errors: [],
+  });
+
+  const json = JSON.parse(historyJson([f!, p!, c], ctx.start)) as { operations: Record<string, unknown>[] };
+  expect(json.operations.map((o) => [o['command'], o['snapshots_removed'], o['bytes_freed'], o['exit_code']])).toEqual([
+    ['forget', 2, undefined, 3],
+    ['prune', undefined, 9000, 0],
+    ['check', undefined, undefined, 1],
+  ]);
 });

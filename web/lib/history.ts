@@ -3,7 +3,7 @@
 // own reports (the backup summary, `check`'s verdict) so an exported history reads like a
 // restic log. No secrets and no file contents: names of files that failed, at most.
 
-import type { BackupResultView, RestoreResultView } from '../../workers/api';
+import type { BackupResultView, CheckReportView, ForgetResultView, RestoreResultView } from '../../workers/api';
 import type { Described } from './messages';
 
 export type OperationKind = 'backup' | 'forget' | 'prune' | 'check' | 'restore';
@@ -34,6 +34,10 @@ export interface HistoryRecord {
   dataAdded?: number;
   dataAddedPacked?: number;
   snapshotId?: string;
+  /** Forget: snapshots removed. */
+  snapshotsRemoved?: number;
+  /** Prune: bytes the repository no longer stores (deleted less rewritten). */
+  bytesFreed?: number;
   /** What a restore restored ("snapshot 1a2b3c4d: /Documents"). */
   subject?: string;
   /** Items that failed while the operation went on (files not read, not restored). */
@@ -80,16 +84,13 @@ export function restoreRecord(ctx: OperationContext, end: number, subject: strin
   };
 }
 
-/**
- * Any other finished operation (check, forget, prune): what it reports, in the record's fields.
- * The check UI records `result: 'success'` for a repository without errors and `'failure'` with
- * its problems in `errors` otherwise; the overview shows the newest check as the health.
- */
+/** Any other finished operation (check, forget, prune): what it reports, in the record's fields. */
 export function finishedRecord(
   ctx: OperationContext,
   kind: OperationKind,
   end: number,
-  fields: Pick<HistoryRecord, 'result'> & Partial<Pick<HistoryRecord, 'files' | 'bytes' | 'snapshotId' | 'subject' | 'errors'>>,
+  fields: Pick<HistoryRecord, 'result'> &
+    Partial<Pick<HistoryRecord, 'files' | 'bytes' | 'snapshotId' | 'subject' | 'errors' | 'snapshotsRemoved' | 'bytesFreed'>>,
 ): HistoryRecord {
   return { ...base(ctx, kind, end), errors: [], ...fields };
 }
@@ -102,6 +103,57 @@ export function failedRecord(ctx: OperationContext, kind: OperationKind, end: nu
     errors: [],
     error: { code: error.code, title: error.title, text: error.text, detail: error.detail },
   };
+}
+
+/**
+ * A forget run (../../workers/tools-api.ts `forget`) as history: the forget from `ctx.start` for
+ * the removal's own time, then — when it ran — the prune that followed it under the same lock,
+ * or its failure (`pruneError`, described by the caller) with the removal still recorded.
+ */
+export function forgetRecords(ctx: OperationContext, end: number, r: ForgetResultView, subject?: string, pruneError?: Described): HistoryRecord[] {
+  const forgetEnd = Math.min(end, ctx.start + r.forgetMs);
+  const forget = finishedRecord(ctx, 'forget', forgetEnd, {
+    result: r.failed.length ? 'warning' : 'success',
+    snapshotsRemoved: r.removed.length,
+    subject,
+    errors: r.failed.map((id) => ({ code: 'REMOVE_FAILED', message: `snapshot ${id.slice(0, 8)} could not be removed` })),
+  });
+  const pruneCtx = { ...ctx, start: forgetEnd };
+  if (r.pruned) {
+    const p = r.pruned;
+    const prune = finishedRecord(pruneCtx, 'prune', Math.min(end, forgetEnd + p.durationMs), {
+      result: 'success',
+      bytesFreed: p.bytesFreed,
+      subject: `${p.packsDeleted} data files deleted, ${p.packsRepacked} repacked`,
+    });
+    return [forget, prune];
+  }
+  return pruneError ? [forget, failedRecord(pruneCtx, 'prune', end, pruneError)] : [forget];
+}
+
+/** How much of the data a check read, in restic's flags. */
+function shareFlag(share: CheckReportView['share']): string {
+  if (share.kind === 'all') return '--read-data';
+  return share.kind === 'group' ? `--read-data-subset ${share.n}/${share.t}` : 'structure only';
+}
+
+/**
+ * A finished check: success without errors, failure with its fatal problems (at most 50) in
+ * `errors` — by kind, code and pack/blob ID only, as the kept check result (./health.ts): check's
+ * messages name the damaged files, and the app keeps no file name of a snapshot in clear.
+ * `files` and `bytes` are the data files read and their bytes.
+ */
+export function checkHistoryRecord(ctx: OperationContext, end: number, r: CheckReportView): HistoryRecord {
+  const fatal = r.problems.filter((p) => !p.hint).slice(0, 50);
+  const where = (p: CheckReportView['problems'][number]) =>
+    [p.kind, p.pack && `pack ${p.pack.slice(0, 16)}`, p.blob && `blob ${p.blob.slice(0, 16)}`].filter(Boolean).join(', ');
+  return finishedRecord(ctx, 'check', end, {
+    result: r.ok ? 'success' : 'failure',
+    files: r.packsRead,
+    bytes: r.bytesRead,
+    subject: shareFlag(r.share),
+    errors: fatal.map((p) => ({ code: p.code, message: where(p) })),
+  });
 }
 
 export interface HistoryFilter {
@@ -148,6 +200,8 @@ export function historyJson(records: readonly HistoryRecord[], exportedAt: numbe
     bytes_restored: r.kind === 'restore' ? r.bytes : undefined,
     data_added: r.dataAdded,
     data_added_packed: r.dataAddedPacked,
+    snapshots_removed: r.snapshotsRemoved,
+    bytes_freed: r.bytesFreed,
     errors: r.errors,
     error: r.error ? { code: r.error.code, message: r.error.detail ?? r.error.text } : undefined,
   }));

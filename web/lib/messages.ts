@@ -83,6 +83,8 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   ABORTED: ['Cancelled', 'The operation was cancelled. Nothing that was already saved is lost.'],
   SOURCE_READ: ['A file could not be read', 'The browser could not read a file (it may be open elsewhere or was removed). The rest was backed up.'],
   SOURCE_CHANGED: ['A file changed while being read', 'A file changed during the backup; its older contents were not saved. Back up again to include it.'],
+  SNAPSHOT_EMPTY: ['Nothing could be backed up', 'None of the chosen files or folders could be read, so no snapshot was made.'],
+  SOURCE_COMMAND_FAILED: ['The backed-up command failed', 'The command whose output was to be backed up exited with an error, so no snapshot was made.'],
   USAGE: ['Invalid request', 'The request was not valid.'],
   NO_PASSWORD: ['Password needed', 'Type the repository password.'],
   INTERNAL: ['Something went wrong', 'An unexpected error happened. Your repository was not changed by it; try again.'],

@@ -1,14 +1,18 @@
 // Running a check of the open repository: which share of the data to read (a rotating group by
 // default, so every pack is read over time), live progress, cancel, and the report — kept by
-// ./check-results.svelte.ts as the repository's health.
+// ./check-results.svelte.ts as the repository's health (what the Health section and the
+// overview both show), and recorded in the history like every operation.
 
 import type { CheckReportView, CheckShare, ProgressSnapshot } from '../../workers/api';
 import { engine, progressListener } from '../lib/engine';
 import { checkRecord } from '../lib/health';
+import { checkHistoryRecord, failedRecord, type OperationContext } from '../lib/history';
 import { appError, describeError, type Described } from '../lib/messages';
 import { checkResults } from './check-results.svelte';
+import { history } from './history.svelte';
 import { network } from './network.svelte';
 import { session } from './session.svelte';
+import { settings } from './settings.svelte';
 
 /** What the user picks: structure only, a rotating 1/t of the packs, or everything. */
 export type ShareChoice = 'none' | 20 | 10 | 4 | 'all';
@@ -62,15 +66,19 @@ class CheckRun {
     }
     this.#running = true;
     this.#cancelling = false;
+    const op: OperationContext = { repo: repoId ?? '', repoLabel: session.label, trigger: 'manual', host: settings.hostName, start: Date.now() };
     try {
       const report = await engine().checkRepository(
         this.shareOf(choice),
         progressListener((p) => (this.#progress = p)),
       );
       this.#report = { repoId, view: report };
-      if (repoId) await checkResults.record(checkRecord(repoId, report, Date.now()));
+      const end = Date.now();
+      if (repoId) await checkResults.record(checkRecord(repoId, report, end));
+      await history.record(checkHistoryRecord(op, end, report));
     } catch (e) {
       this.#error = describeError(e);
+      await history.record(failedRecord(op, 'check', Date.now(), this.#error));
     } finally {
       this.#running = false;
       this.#cancelling = false;

@@ -1,6 +1,7 @@
 // The history of operations kept on this device (../lib/history.ts says what a record holds):
-// every backup, restore, forget, prune and check, newest first. The check UI records its runs
-// here too (kind 'check'); the dashboard reads the last one as the repository's health.
+// every backup, restore, forget, prune and check, newest first. The repository's health is not
+// read from here but from the kept check results (./check-results.svelte.ts), which the
+// Repository page and the overview both show.
 
 import { addHistory, listHistory } from '../lib/db';
 import { filterHistory, historyJson, latest, type HistoryFilter, type HistoryRecord, type OperationKind } from '../lib/history';

@@ -1,15 +1,20 @@
 // The Retention page of the open repository: its rules (restic's forget options, kept with the
 // repository's remembered entry), a live preview of what they keep (with restic's reasons) and
 // remove — and what prune would free, when the engine has prune — then "Forget" with progress
-// and cancel. Also removing one snapshot from its page.
+// and cancel. Also removing one snapshot from its page. Every run is recorded in the history
+// (forget, and prune when it ran, or the failure), as the plans' runs are.
 
-import type { ForgetPreview, ForgetResultView, ProgressSnapshot } from '../../workers/api';
+import type { ForgetPreview, ForgetRequest, ForgetResultView, ProgressSnapshot } from '../../workers/api';
+import { policyString, parsePolicy } from '../../core/forget';
 import { engine, progressListener } from '../lib/engine';
+import { failedRecord, forgetRecords, type OperationContext } from '../lib/history';
 import { describeError, type Described } from '../lib/messages';
 import { checkForm, emptyForm, fromPolicyInput, toPolicyInput, type FormCheck, type PolicyForm } from '../lib/policy-form';
+import { history } from './history.svelte';
 import { Loadable } from './loadable.svelte';
 import { remembered } from './remembered.svelte';
 import { session } from './session.svelte';
+import { settings } from './settings.svelte';
 import { snapshots } from './snapshots.svelte';
 
 class Retention {
@@ -99,7 +104,9 @@ class Retention {
       return;
     }
     const policy = toPolicyInput(this.#form);
-    await this.#preview.load(() => engine().previewForget(policy, { thisHostOnly: this.#thisHostOnly, withPrune: this.#hasPrune }), { keep: true });
+    await this.#preview.load(() => engine().previewForget(policy, { thisHostOnly: this.#thisHostOnly, host: settings.hostName, withPrune: this.#hasPrune }), {
+      keep: true,
+    });
   }
 
   /** Keeps the rules with the repository's remembered entry; false when it is not remembered. */
@@ -115,23 +122,14 @@ class Retention {
   async apply(prune: boolean): Promise<void> {
     if (!this.check.ok) return;
     await this.save();
-    await this.#run(() =>
-      engine().forget(
-        { policy: toPolicyInput(this.#form), thisHostOnly: this.#thisHostOnly, prune },
-        progressListener((p) => (this.#progress = p)),
-      ),
-    );
+    const policy = toPolicyInput(this.#form);
+    await this.#run({ policy, thisHostOnly: this.#thisHostOnly, host: settings.hostName, prune }, policyString(parsePolicy(policy)));
     await this.refreshPreview();
   }
 
   /** Removes one snapshot (its page's "Delete snapshot"). */
   deleteSnapshot(id: string, prune: boolean): Promise<boolean> {
-    return this.#run(() =>
-      engine().forget(
-        { ids: [id], prune },
-        progressListener((p) => (this.#progress = p)),
-      ),
-    );
+    return this.#run({ ids: [id], prune }, `snapshot ${id.slice(0, 8)}`);
   }
 
   async cancel(): Promise<void> {
@@ -140,18 +138,28 @@ class Retention {
     await engine().cancel();
   }
 
-  async #run(work: () => Promise<ForgetResultView>): Promise<boolean> {
+  /** Runs a forget (`subject`: what it removes, for the history) and records it. */
+  async #run(req: ForgetRequest, subject: string): Promise<boolean> {
     if (this.#running) return false;
     this.#running = true;
     this.#cancelling = false;
     this.#error = undefined;
     this.#result = undefined;
     this.#progress = undefined;
+    const op: OperationContext = { repo: session.info?.id ?? '', repoLabel: session.label, trigger: 'manual', host: settings.hostName, start: Date.now() };
     try {
-      this.#result = await work();
+      const r = await engine().forget(
+        req,
+        progressListener((p) => (this.#progress = p)),
+      );
+      this.#result = r;
+      // The snapshots are gone even when the prune after them failed: both are said.
+      this.#error = r.pruneError ? describeError(r.pruneError) : undefined;
+      for (const rec of forgetRecords(op, Date.now(), r, subject, this.#error)) await history.record(rec);
       return true;
     } catch (e) {
       this.#error = describeError(e);
+      await history.record(failedRecord(op, 'forget', Date.now(), this.#error, subject));
       return false;
     } finally {
       this.#running = false;

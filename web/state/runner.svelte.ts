@@ -12,12 +12,15 @@ import { failedRecord, type OperationTrigger } from '../lib/history';
 import { appError, describeError, type Described } from '../lib/messages';
 import { showNotification } from '../lib/notify';
 import { planPaths, type Plan } from '../lib/plans';
+import { engine } from '../lib/engine';
 import { applyRetentionAfterBackup } from '../lib/retention';
 import { backupRun } from './backup.svelte';
+import { checkRun } from './check-run.svelte';
 import { notesFor } from './choice.svelte';
 import { history } from './history.svelte';
 import { plans } from './plans.svelte';
 import { restoreRun } from './restore.svelte';
+import { retention } from './retention.svelte';
 import { session } from './session.svelte';
 import { settings } from './settings.svelte';
 import { snapshots } from './snapshots.svelte';
@@ -29,7 +32,8 @@ interface Queued {
   picked?: BackupSource;
 }
 
-const idle = () => !backupRun.running && !restoreRun.running;
+/** No other long operation of this page runs (the engine runs one at a time, and refuses a second). */
+const idle = () => !backupRun.running && !restoreRun.running && !checkRun.running && !retention.running;
 /** Every folder of the plan is kept as a handle (File System Access); else each run picks it. */
 const keepsFolders = (p: Plan) => p.folders.every((f) => f.handle !== undefined);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -176,15 +180,25 @@ class PlanRunner {
         (result.warnings.length ? ` · ${result.warnings.length} not backed up` : ''),
       `run-${plan.id}`,
     );
-    await applyRetentionAfterBackup({
+    await this.#applyRetention(plan, trigger);
+    await Promise.all([snapshots.load(), session.refreshInfo()]);
+  }
+
+  /** The plan's rules after its backup: forget and prune recorded in the history; a failure notified like a failed backup. */
+  async #applyRetention(plan: Plan, trigger: OperationTrigger): Promise<void> {
+    const outcome = await applyRetentionAfterBackup({
       rules: plan.retention,
       hostname: settings.hostName,
       paths: planPaths(plan),
       tags: plan.tags,
-      snapshotId: result.snapshotId,
-      signal: new AbortController().signal,
+      op: { repo: session.info?.id ?? '', repoLabel: session.label, trigger, planId: plan.id, planName: plan.name, host: settings.hostName },
+      forget: (req) => engine().forget(req),
     });
-    await Promise.all([snapshots.load(), session.refreshInfo()]);
+    if (!outcome) return;
+    for (const r of outcome.records) await history.record(r);
+    const e = outcome.error;
+    if (e && e.code !== 'ABORTED')
+      void showNotification(`Removing old snapshots failed: ${plan.name}`, `${e.title}. ${e.detail ?? e.text}`.trim(), `retention-${plan.id}`);
   }
 
   /** A run that could not start (no access to a folder): a failure like any other. */

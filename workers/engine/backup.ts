@@ -126,7 +126,7 @@ export async function backup(s: Session, req: BackupRequest, run: BackupRun): Pr
       // done (its trees already are): the network may go the moment the summary shows.
       await s.cached?.settled();
       return {
-        snapshotId: r.id,
+        snapshotId: r.id!, // the browser never asks to skip an unchanged snapshot
         parent: r.parent,
         summary: summaryView(r.summary),
         filesRead: r.filesRead,

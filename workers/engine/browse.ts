@@ -9,6 +9,7 @@ import type { DiffEntry, NodeView, SearchHit, VersionView } from '../api';
 import type { Session } from './session';
 import { byDirThenName, nodeView } from './views';
 import { assertSafePath } from '../../core/data/node-name';
+import { diffTrees } from '../../core/diff';
 
 /**
  * The node at `path` below a tree (undefined when absent). A name that could not be a path
@@ -85,45 +86,20 @@ export async function versions(s: Session, path: string[], signal?: AbortSignal)
   return out;
 }
 
-const sameContent = (a: Node, b: Node) =>
-  a.type === b.type &&
-  (a.size ?? 0) === (b.size ?? 0) &&
-  (a.content ?? []).join() === (b.content ?? []).join() &&
-  (a.linkTarget ?? '') === (b.linkTarget ?? '');
-
-/** What changed from snapshot `a` to snapshot `b` (restic diff's +, - and M). */
+/**
+ * What changed from snapshot `a` to snapshot `b`: `cairn diff`'s walk (core/diff, restic's
+ * Comparer) over the session's trees. `+` is added, `-` removed, and the rest (`M`, `M?`, `T`)
+ * modified: a file's content or a node's type, not metadata alone (restic diff without
+ * --metadata). Identical subtrees are skipped, not walked.
+ */
 export async function diff(s: Session, a: string, b: string, signal?: AbortSignal): Promise<DiffEntry[]> {
   const [sa, sb] = [await s.snapshot(a), await s.snapshot(b)];
   const out: DiffEntry[] = [];
-  const all = async (tree: ID | undefined, path: string[], change: 'added' | 'removed') => {
-    if (!tree) return;
-    for (const n of (await s.tree(tree, signal)).nodes) {
-      out.push({ path: [...path, n.name], change, type: n.type });
-      if (n.type === 'dir') await all(n.subtree, [...path, n.name], change);
-    }
-  };
-  const walk = async (ta: ID, tb: ID, path: string[]): Promise<void> => {
-    if (ta === tb) return; // identical subtrees: nothing below changed
-    throwIfAborted(signal);
-    const na = new Map((await s.tree(ta, signal)).nodes.map((n) => [n.name, n]));
-    const nb = new Map((await s.tree(tb, signal)).nodes.map((n) => [n.name, n]));
-    const names = [...new Set([...na.keys(), ...nb.keys()])].sort();
-    for (const name of names) {
-      const x = na.get(name);
-      const y = nb.get(name);
-      const p = [...path, name];
-      if (x && !y) {
-        out.push({ path: p, change: 'removed', type: x.type });
-        if (x.type === 'dir') await all(x.subtree, p, 'removed');
-      } else if (!x && y) {
-        out.push({ path: p, change: 'added', type: y.type });
-        if (y.type === 'dir') await all(y.subtree, p, 'added');
-      } else if (x && y) {
-        if (x.type === 'dir' && y.type === 'dir') await walk(x.subtree!, y.subtree!, p);
-        else if (!sameContent(x, y)) out.push({ path: p, change: 'modified', type: y.type });
-      }
-    }
-  };
-  await walk(sa.snapshot.tree, sb.snapshot.tree, []);
+  await diffTrees(s.repo, sa.snapshot.tree, sb.snapshot.tree, {
+    blobStats: false,
+    loadTree: (id, sig) => s.tree(id, sig),
+    signal,
+    onChange: (c) => out.push({ path: [...c.names], change: c.modifier === '+' ? 'added' : c.modifier === '-' ? 'removed' : 'modified', type: c.type }),
+  });
   return out;
 }

@@ -6,6 +6,7 @@
 // not uploaded again, and the lock files those engines left are removed: restic's "stale lock
 // of this host whose process is gone", with the Web Lock standing in for the PID.
 
+import { CairnError } from '../../core/errors';
 import { adoptPacks, type AdoptResult, type PackJournal } from '../../core/repository/adopt';
 import { removeLocks, type LockOwner } from '../../core/repository/lock';
 import type { Repository } from '../../core/repository/repository';
@@ -15,7 +16,14 @@ import { enginePid, liveEngines } from './liveness';
 /** The journal of engine `engine` (its lock number) for repository `repo` (the config's ID). */
 export function packJournal(repo: string, engine: number = enginePid()): PackJournal {
   return {
-    storing: (pack) => putPendingPack(repo, String(engine), pack).catch(() => {}),
+    // A note that cannot be kept only costs an upload later — except when the origin's quota is
+    // used up: then the pack is not stored either (it would be a pack no one adopts, taking
+    // space, and its write would most likely fail as well).
+    storing: (pack) =>
+      putPendingPack(repo, String(engine), pack).catch((e: unknown) => {
+        if ((e as { name?: string } | null)?.name === 'QuotaExceededError')
+          throw new CairnError('QUOTA_EXCEEDED', `no room to note pack ${pack.slice(0, 8)}: ${(e as Error).message}`, { cause: e });
+      }),
     indexed: (packs) => void deletePendingPacks(repo, String(engine), packs).catch(() => {}),
   };
 }

@@ -26,14 +26,31 @@ import type { SnapshotEntry } from '../../core/repository/snapshots';
 import type { ID } from '../../core/id';
 import type { ForgetPreview, ForgetRequest, ForgetResultView, PruneEstimate, RetentionScope } from '../tools-api';
 import * as db from '../cache/db';
+import { toEngineError } from '../errors';
 import { freeSpace } from './free-space';
 import type { Owner } from './open';
 import { engineOwner } from './pack-journal';
 import type { Session } from './session';
 import { snapshotView } from './views';
 
-function scoped(all: readonly SnapshotEntry[], scope: RetentionScope, owner: Owner): SnapshotEntry[] {
-  return scope.thisHostOnly ? all.filter((e) => e.snapshot.hostname === owner.hostname) : [...all];
+/** The host name "this browser's snapshots" means: the app's setting, else the engine's. */
+const hostOf = (scope: RetentionScope, owner: Owner) => scope.host || owner.hostname;
+
+/** restic's group key for paths: sorted. */
+const samePaths = (a: readonly string[], b: readonly string[]) => {
+  const [x, y] = [[...a].sort(), [...b].sort()];
+  return x.length === y.length && x.every((p, i) => p === y[i]);
+};
+
+/** The snapshots the rules apply to (see RetentionScope). */
+export function scoped(all: readonly SnapshotEntry[], scope: RetentionScope, owner: Owner): SnapshotEntry[] {
+  const g = scope.group;
+  if (g) {
+    return all.filter(
+      (e) => e.snapshot.hostname === g.host && samePaths(e.snapshot.paths ?? [], g.paths) && (g.tags ?? []).every((t) => (e.snapshot.tags ?? []).includes(t)),
+    );
+  }
+  return scope.thisHostOnly ? all.filter((e) => e.snapshot.hostname === hostOf(scope, owner)) : [...all];
 }
 
 /** The policy applied to the snapshots in scope (restic's refusal of an empty policy first). */
@@ -54,7 +71,7 @@ export async function previewForget(
   const groups = decide(scoped(await s.snapshots(signal), opts, owner), input);
   const removed = removedIDs(groups);
   const preview: ForgetPreview = {
-    host: owner.hostname,
+    host: opts.group?.host ?? hostOf(opts, owner),
     groups: groups.map((g) => ({
       label: groupKeyString(g.key) || 'all snapshots',
       keep: g.reasons.map((r) => ({ snapshot: snapshotView(r.entry), reasons: r.matches })),
@@ -129,14 +146,29 @@ export async function forget(
       },
     });
     s.forgetSnapshots();
-    const result: ForgetResultView = { removed: ids.filter((id) => !failed.includes(id)), failed, durationMs: 0 };
-    if (req.prune && freeSpace) result.pruned = await freeSpace.run(s, signal, onProgress);
-    else if (req.prune) result.pruneSkipped = true;
+    const removed = ids.filter((id) => !failed.includes(id));
+    const result: ForgetResultView = { removed, failed, durationMs: 0, forgetMs: Math.round(performance.now() - started) };
+    // restic's `forget --prune` prunes only when snapshots were removed.
+    if (req.prune && freeSpace && removed.length > 0) await pruneInto(result, s, signal, onProgress);
+    else if (req.prune && !freeSpace) result.pruneSkipped = true;
     await dropUnreachableTrees(s, signal).catch(() => {});
     result.durationMs = Math.round(performance.now() - started);
     return result;
   } finally {
     await lock.release().catch(() => {});
+  }
+}
+
+/**
+ * Prune after a removal that happened: its failure (or cancel) is reported beside the removal
+ * in `pruneError` instead of hiding that the snapshots are gone. The lock is still held.
+ */
+async function pruneInto(result: ForgetResultView, s: Session, signal: AbortSignal, onProgress?: (p: ProgressSnapshot) => void): Promise<void> {
+  const t0 = performance.now();
+  try {
+    result.pruned = { ...(await freeSpace!.run(s, signal, onProgress)), durationMs: Math.round(performance.now() - t0) };
+  } catch (e) {
+    result.pruneError = toEngineError(e);
   }
 }
 

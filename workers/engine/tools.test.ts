@@ -13,6 +13,9 @@ import { forget, previewForget } from './retention';
 import { Session } from './session';
 import { matchAny, parsePattern } from '../../core/filter/pattern';
 import { check } from '../../core/check/check';
+import type { Handle, RequestOptions, SaveData } from '../../core/backend/backend';
+import { MemoryBackend } from '../../core/backend/mem';
+import { CairnError } from '../../core/errors';
 
 const OWNER = { hostname: 'browser-test', username: 'cairn' };
 
@@ -92,6 +95,85 @@ describe('forget', () => {
     expect(await s.repo.listIDs('locks')).toEqual([]);
     const fresh = new Repository(s.backend, s.repo.key, s.repo.keyID, s.repo.config);
     expect((await check(fresh, { readData: true })).problems).toEqual([]);
+  });
+});
+
+describe("forget within one plan's group", () => {
+  beforeAll(initEngine);
+
+  async function groups() {
+    const { repo, backend } = await memRepo();
+    const snap = async (hostname: string, targets: string[], tags: string[], i: number) => {
+      const tree: Record<string, { data: Uint8Array }> = { [`f${i}.txt`]: { data: new TextEncoder().encode(`file ${i}\n`) } };
+      const src = new MemSource(Object.fromEntries(targets.map((t) => [t.slice(1), tree])));
+      return (await backup(repo, src, inProcessPool({ saver: backend, reader: src }), { hostname, targets, tags })).id;
+    };
+    const ids: Record<string, string[]> = { plan: [], moreTags: [], otherTags: [], otherHost: [], morePaths: [] };
+    for (let i = 0; i < 3; i++) {
+      ids.plan!.push(await snap('laptop', ['/d'], ['daily'], i));
+      ids.moreTags!.push(await snap('laptop', ['/d'], ['daily', 'extra'], 10 + i));
+      ids.otherTags!.push(await snap('laptop', ['/d'], [], 20 + i));
+      ids.otherHost!.push(await snap('desk', ['/d'], ['daily'], 30 + i));
+      ids.morePaths!.push(await snap('laptop', ['/d', '/e'], ['daily'], 40 + i));
+    }
+    const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo, offline: false, remembered: false });
+    return { s, ids };
+  }
+
+  it('removes only from the host/paths group holding every tag of the plan; prunes only when something was removed', async () => {
+    const { s, ids } = await groups();
+    const group = { host: 'laptop', paths: ['/d'], tags: ['daily'] };
+    const p = await previewForget(s, { keepLast: '1' }, OWNER, { group });
+    expect(p.host).toBe('laptop');
+    // --tag daily takes the plan's snapshots and those with more tags (restic's filter), in one host/paths group.
+    expect(p.groups.map((g) => g.label)).toEqual(['host laptop, path [/d]']);
+    expect([p.keepCount, p.removeCount]).toEqual([1, 5]);
+
+    const r = await forget(s, { policy: { keepLast: '1' }, group, prune: true }, OWNER, new AbortController().signal);
+    expect(r.removed.sort()).toEqual([...ids.plan!, ...ids.moreTags!].filter((id) => id !== ids.moreTags![2]).sort());
+    expect(r.pruned?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(r.pruneError).toBeUndefined();
+    const left = (await s.snapshots()).map((e) => e.id).sort();
+    expect(left).toEqual([ids.moreTags![2]!, ...ids.otherTags!, ...ids.otherHost!, ...ids.morePaths!].sort());
+
+    // Nothing more to remove: no prune, as restic's forget --prune.
+    const again = await forget(s, { policy: { keepLast: '1' }, group, prune: true }, OWNER, new AbortController().signal);
+    expect([again.removed, again.pruned, again.forgetMs >= 0]).toEqual([[], undefined, true]);
+  });
+
+  it('"this browser" means the host name the page gives', async () => {
+    const { s } = await groups();
+    const p = await previewForget(s, { keepLast: '1' }, OWNER, { thisHostOnly: true, host: 'desk' });
+    expect([p.host, p.groups.map((g) => g.label)]).toEqual(['desk', ['host desk, path [/d]']]);
+  });
+});
+
+describe('forget, then a prune that fails', () => {
+  beforeAll(initEngine);
+
+  it("reports the removal and the prune's failure apart, and leaves no lock", async () => {
+    // Prune writes the new index before it deletes: refused, the prune fails after the snapshot is gone.
+    class RefusingIndex extends MemoryBackend {
+      refuse = false;
+      override async save(h: Handle, data: SaveData, opts?: RequestOptions): Promise<void> {
+        if (this.refuse && h.type === 'index') throw new CairnError('NETWORK', 'index upload refused');
+        return super.save(h, data, opts);
+      }
+    }
+    const backend = new RefusingIndex();
+    const { repo } = await memRepo({ backend });
+    for (let i = 0; i < 2; i++) {
+      const src = new MemSource({ d: { [`f${i}.txt`]: { data: new TextEncoder().encode(`file ${i}\n`.repeat(1000)) } } });
+      await backup(repo, src, inProcessPool({ saver: backend, reader: src }), { hostname: OWNER.hostname, targets: ['/d'] });
+    }
+    const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo, offline: false, remembered: false });
+    const first = (await s.snapshots())[0]!.id;
+    backend.refuse = true;
+    const r = await forget(s, { ids: [first], prune: true }, OWNER, new AbortController().signal);
+    expect(r.removed).toEqual([first]);
+    expect(r.pruned).toBeUndefined();
+    expect(r.pruneError).toMatchObject({ code: 'NETWORK', message: 'index upload refused' });
+    expect(await s.repo.listIDs('locks')).toEqual([]);
   });
 });
 

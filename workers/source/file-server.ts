@@ -1,17 +1,16 @@
 // The Files of an `<input webkitdirectory>`, handed straight from the page to the file-saver
 // workers that read them, and only those a backup reads.
 //
-// The page used to post every File to the engine, which held them all and posted each again
-// to a saver. Now the engine gets only the paths, sizes and times (plain arrays, cheap to
-// clone): a backup that finds every file unchanged posts no File at all, and each saver asks
-// the page for the Files of the jobs queued to it, many per message, over a MessagePort of
-// its own. (In Chromium, what made posting 50 000 Files cost 10.3 s was reading each one's
-// size and date, which serialising a File does too; see servedFileList.)
+// No File crosses to the engine: it gets only the paths, sizes and times (plain arrays, cheap
+// to clone), so a backup that finds every file unchanged posts no File at all, and each saver
+// asks the page for the Files of the jobs queued to it, many per message, over a MessagePort
+// of its own. (In Chromium, posting 50 000 Files through the engine cost 10.3 s, nearly all
+// of it reading each one's size and date, which serialising a File does too; see servedFileList.)
 //
 // Sizes and times travel the same way, while the backup runs: Chromium learns each listed
 // File's only with a synchronous request to the browser process (~0.25 ms a file), 1.3 s for
-// D1's 5 200 files, during which a backup used to wait with its savers not yet started. Now the
-// engine builds the folder from the paths alone, tells the page in which order it will walk
+// D1's 5 200 files, too long for a backup to wait for with its savers idle. So the engine
+// builds the folder from the paths alone, tells the page in which order it will walk
 // the files (requestMetadata), and the page reads their sizes and times in that order, a slice
 // at a time, while the first directories are already being saved.
 //

@@ -3,7 +3,7 @@
 // API directly inside page.evaluate(). Built only by ./vite.config.ts, never into the app.
 
 import * as Comlink from 'comlink';
-import type { EngineApi } from '../../../workers/api';
+import type { EngineApi, TuningApi } from '../../../workers/api';
 import { pendingPacks, putPendingPack } from '../../../workers/cache/db';
 import { startDownload } from '../../../workers/client/download';
 import { browserFileReader } from '../../../workers/source/file-reader';
@@ -11,16 +11,30 @@ import { handleSource } from '../../../workers/source/handle-source';
 import { hostWorkers } from '../../../workers/client/worker-host';
 import { spawnThroughHost } from './spawn-probe';
 
-type Engine = Comlink.Remote<
-  EngineApi & {
-    setSaverWorkers(n: number | undefined): Promise<void>;
-    tune(t: { workers?: number; jobsPerWorker?: number; uploadsPerWorker?: number; packSize?: number; sha256?: 'auto' | 'webcrypto' | 'wasm' }): Promise<void>;
-  }
->;
+/** The engine as this page's build has it: with the tuning knobs (./vite.config.ts defines `__CAIRN_TUNING__`). */
+type Engine = Comlink.Remote<EngineApi & TuningApi>;
 
-const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
-hostWorkers(worker);
-const engine = Comlink.wrap(worker) as unknown as Engine;
+function startEngine(): { engine: Engine; stop(): void } {
+  const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' });
+  const stopHosting = hostWorkers(worker);
+  return {
+    engine: Comlink.wrap(worker) as unknown as Engine,
+    // What the app's createEngine().terminate() does: the engine and the workers it started go at once.
+    stop: () => {
+      worker.terminate();
+      stopHosting();
+    },
+  };
+}
+let running = startEngine();
+const engine = running.engine;
+
+/** Terminates the engine worker (and its saver workers) wherever it is, and starts a new one as harness.engine. */
+function restartEngine(): void {
+  running.stop();
+  running = startEngine();
+  harness.engine = running.engine;
+}
 
 async function opfsDir(path: string[], create = true): Promise<FileSystemDirectoryHandle> {
   let d = await navigator.storage.getDirectory();
@@ -190,7 +204,8 @@ const harness = {
   filesOf,
   putPendingPack,
   pendingPacks,
-  startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(engine, id, path, kind),
+  restartEngine,
+  startDownload: (id: string, path: string[], kind: 'file' | 'zip') => startDownload(harness.engine, id, path, kind),
   swReady,
 };
 declare global {

@@ -13,8 +13,9 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
 export default defineConfig({
   root: here,
   publicDir: false,
-  // The e2e builds' test knob (vite.config.ts): here, the cheap KDF for the many repositories the specs create.
-  define: { __CAIRN_TEST_HOOKS__: 'true' },
+  // The e2e builds' test hooks (vite.config.ts): here, the cheap KDF for the many repositories
+  // the specs create; and the engine's tuning knobs (workers/api.ts TuningApi).
+  define: { __CAIRN_TEST_HOOKS__: 'true', __CAIRN_TUNING__: 'true' },
   build: {
     outDir: `${repo}dist/harness`,
     emptyOutDir: true,

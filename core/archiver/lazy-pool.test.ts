@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { isCairnError } from '../errors';
+import { LazyPool, withTimeout } from './lazy-pool';
+import type { FileSaverPool, PoolFactory } from './pool';
+
+const settings = {} as Parameters<PoolFactory>[0];
+const hooks = { claim: () => true, packSaved: () => {} };
+
+function fakePool(flush: () => Promise<void> = async () => {}) {
+  const log: string[] = [];
+  const factory: PoolFactory = async () => {
+    log.push('start');
+    const pool: FileSaverPool = {
+      concurrency: 3,
+      save: async () => ({ content: [], size: 0, blobsNew: 0, bytesNew: 0, bytesStored: 0, changed: false }),
+      flush: async () => (log.push('flush'), flush()),
+      close: async () => void log.push('close'),
+    };
+    return pool;
+  };
+  return { factory, log };
+}
+
+describe('LazyPool', () => {
+  it('starts nothing until a file needs a saver; flush and close are then no-ops', async () => {
+    const { factory, log } = fakePool();
+    const lazy = new LazyPool(factory, settings, hooks);
+    await lazy.flush();
+    await lazy.flushWithin(10);
+    await lazy.close();
+    expect(lazy.started).toBe(false);
+    expect(log).toEqual([]);
+  });
+
+  it('starts the pool once, with a file slot per unit of its concurrency', async () => {
+    const { factory, log } = fakePool();
+    const lazy = new LazyPool(factory, settings, hooks);
+    const [a, b] = await Promise.all([lazy.get(), lazy.get()]);
+    expect(a).toBe(b);
+    expect(a.files.capacity).toBe(3);
+    await lazy.flush();
+    await lazy.close();
+    expect(log).toEqual(['start', 'flush', 'close']);
+  });
+
+  it('after a cancel, waits for the savers to store what they hold only so long', async () => {
+    const { factory } = fakePool(() => new Promise(() => {})); // never finishes
+    const lazy = new LazyPool(factory, settings, hooks);
+    await lazy.get();
+    const t0 = Date.now();
+    await lazy.flushWithin(30);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(isCairnError(await withTimeout(new Promise(() => {}), 5).catch((e) => e), 'ABORTED')).toBe(true);
+    expect(await withTimeout(Promise.resolve(7), 5)).toBe(7);
+  });
+});

@@ -1,0 +1,152 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initEngine, memRepo } from '../../test/helpers/mem-repo';
+import { MemSource } from '../../test/helpers/mem-source';
+import { CairnError } from '../errors';
+import { decodeTree } from '../data';
+import type { Repository } from '../repository/repository';
+import { ProgressTracker } from '../progress';
+import { BackupStats, type CompletedItem } from './backup-stats';
+import { BlobRegistry } from './blob-registry';
+import type { IndexPack } from '../index/index-file';
+
+/** A stored pack, indexed at once (as if its index file were written). */
+function indexNow(registry: BlobRegistry, pack: IndexPack, size: number): void {
+  registry.packSaved(pack, size);
+  registry.indexed(registry.takeUnindexed());
+}
+import { FileArchiver } from './file-archiver';
+import { LazyPool } from './lazy-pool';
+import { ListingScheduler } from './listing-scheduler';
+import { loadParentTree } from './parent';
+import { inProcessPool } from './pool';
+import { SourceWalker } from './source-walker';
+import { unlistable } from './source';
+import { buildTargetTree } from './targets';
+import { TreeSaver } from './tree-saver';
+import { WarningLog } from './warnings';
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+function walker(repo: Repository, src: MemSource, exclude?: (p: string) => boolean) {
+  const registry = new BlobRegistry(repo.index);
+  const stats = new BackupStats();
+  const progress = new ProgressTracker('x');
+  const warnings = new WarningLog(progress);
+  const items: CompletedItem[] = [];
+  const pool = new LazyPool(
+    inProcessPool({ saver: repo.backend, reader: src }),
+    { key: repo.key, polynomial: repo.config.chunkerPolynomial, version: 2, compression: 'auto' },
+    {
+      claim: (id) => registry.claim('data', id),
+      packSaved: (p, s) => indexNow(registry, p, s),
+    },
+  );
+  const files = new FileArchiver({ hasData: (id) => repo.index.has('data', id), pool, stats, progress, warn: warnings.warn, onItem: (i) => items.push(i) });
+  const trees = new TreeSaver({
+    key: repo.key,
+    version: 2,
+    compression: 'auto',
+    saver: repo.backend,
+    claim: (id) => registry.claim('tree', id),
+    onPackSaved: (p, s) => indexNow(registry, p, s),
+  });
+  const scheduler = new ListingScheduler({ parallel: 2, queue: 4 });
+  const w = new SourceWalker({
+    source: src,
+    files,
+    trees,
+    scheduler,
+    stats,
+    parentTree: (id) => loadParentTree(repo, id),
+    warn: warnings.warn,
+    exclude,
+    onItem: (i) => items.push(i),
+  });
+  const finish = async () => (await pool.flush(), await trees.flush());
+  return { w, stats, items, warnings, finish };
+}
+
+async function names(repo: Repository, tree: string, path: string[] = []): Promise<string[]> {
+  const out: string[] = [];
+  for (const n of decodeTree(await repo.loadBlob('tree', tree)).nodes) {
+    out.push([...path, n.name].join('/'));
+    if (n.subtree) out.push(...(await names(repo, n.subtree, [...path, n.name])));
+  }
+  return out;
+}
+
+describe('SourceWalker', () => {
+  beforeAll(initEngine);
+
+  it('saves the skeleton of intermediate folders and each target whole, bottom-up, reporting each item', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const src = new MemSource({ a: { b: { 'x.txt': { data: text('x') }, sub: { 'y.txt': { data: text('y') } } }, skip: { 'z.txt': { data: text('z') } } } });
+    const t = walker(repo, src, (p) => p.endsWith('/y.txt'));
+    const root = await t.w.root(buildTargetTree(src, ['/a/b']), undefined);
+    await t.finish();
+    expect(await names(repo, root.subtree!)).toEqual(['a', 'a/b', 'a/b/sub', 'a/b/x.txt']);
+    expect(t.stats.dirs.new).toBe(3); // a, b, sub: the root is not counted
+    expect(t.items.map((i) => `${i.action} ${i.path}`).sort()).toEqual(['new /a/', 'new /a/b/', 'new /a/b/sub/', 'new /a/b/x.txt']);
+    // A folder is reported once all it holds is: after its files and subfolders.
+    expect(t.items.map((i) => i.path).slice(-2)).toEqual(['/a/b/', '/a/']);
+  });
+
+  it('a second walk against the first as parent finds everything unmodified and reads nothing', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const src = new MemSource({ d: { 'f.txt': { data: text('f') }, e: { 'g.txt': { data: text('g') } } } });
+    const first = walker(repo, src);
+    const root1 = await first.w.root(buildTargetTree(src, ['/d']), undefined);
+    await first.finish();
+    src.resetCounters();
+    const second = walker(repo, src);
+    const root2 = await second.w.root(buildTargetTree(src, ['/d']), root1.subtree);
+    expect(root2.subtree).toBe(root1.subtree);
+    expect(src.totalReads).toBe(0);
+    expect(second.stats.dirs).toEqual({ new: 0, changed: 0, unmodified: 2 });
+    expect(second.items.map((i) => i.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']); // 2 files, e/, d/; nothing for the root
+  });
+
+  it('a target that cannot be read is a warning; a failure in one folder fails the walk with that error', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const src = new MemSource({ ok: { 'f.txt': { data: text('f') } } });
+    const t = walker(repo, src);
+    const root = await t.w.root(buildTargetTree(src, ['/ok', '/missing']), undefined);
+    await t.finish();
+    expect(await names(repo, root.subtree!)).toEqual(['ok', 'ok/f.txt']);
+    expect(t.warnings.list.map((w) => w.path)).toEqual(['/missing']);
+
+    const broken = new MemSource({ d: { a: { 'f.txt': { data: text('f') } }, b: {} } });
+    const readDir = broken.readDir.bind(broken);
+    broken.readDir = async (dir, onError) => {
+      if (dir.path === '/d/b') throw new CairnError('BACKEND_IO', 'listing broke');
+      return readDir(dir, onError);
+    };
+    await expect(walker(repo, broken).w.root(buildTargetTree(broken, ['/d']), undefined)).rejects.toThrow('listing broke');
+  });
+
+  it('a folder that cannot be listed at all is left out with a warning, as restic leaves it out', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const src = new MemSource({ d: { shut: { 'x.txt': { data: text('x') } }, 'f.txt': { data: text('f') } } });
+    const readDir = src.readDir.bind(src);
+    src.readDir = async (dir, onError) => {
+      if (dir.path === '/d/shut') throw unlistable(dir.path, '/d/shut: permission denied');
+      return readDir(dir, onError);
+    };
+    const t = walker(repo, src);
+    const root = await t.w.root(buildTargetTree(src, ['/d']), undefined);
+    await t.finish();
+    expect(await names(repo, root.subtree!)).toEqual(['d', 'd/f.txt']);
+    expect(t.warnings.list).toEqual([{ path: '/d/shut', code: 'SOURCE_READ', message: '/d/shut: permission denied' }]);
+  });
+
+  it('a walk that saved nothing at all is an error, not an empty snapshot (restic: "snapshot is empty")', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const src = new MemSource({});
+    await expect(walker(repo, src).w.root(buildTargetTree(src, ['/gone']), undefined)).rejects.toMatchObject({ code: 'SNAPSHOT_EMPTY' });
+  });
+});
