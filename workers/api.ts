@@ -14,7 +14,7 @@
 import type { ErrorCode } from '../core/errors';
 import type { ProgressSnapshot } from '../core/progress';
 import type { SnapshotSummary } from '../core/data/snapshot-summary';
-import type { RepositoryToolsApi } from './tools-api';
+import type { RepositoryToolsApi, RestorePatterns } from './tools-api';
 import type { Sha256Choice } from './sha256-choice';
 import type { AesChoice } from './aes-choice';
 
@@ -351,6 +351,7 @@ export interface EngineApi extends RepositoryToolsApi {
     path: string[],
     target: FileSystemDirectoryHandle,
     onProgress?: (p: ProgressSnapshot) => void,
+    patterns?: RestorePatterns,
   ): Promise<RestoreResultView>;
   /** Writes one file (kind 'file') or a ZIP of a directory (kind 'zip') to a showSaveFilePicker handle. */
   saveToFile(

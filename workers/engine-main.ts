@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import type { ProgressSnapshot } from '../core/progress';
 import { CairnError } from '../core/errors';
-import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation, SnapshotView, Tuning, TuningApi } from './api';
+import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation, RestorePatterns, SnapshotView, Tuning, TuningApi } from './api';
 import * as db from './cache/db';
 import { rememberList, rememberView } from './cache/last-view';
 import { EngineFault, guarded } from './errors';
@@ -205,11 +205,17 @@ const api = {
     running?.abort.abort(new CairnError('ABORTED', 'cancelled by the user'));
   },
 
-  restoreToFolder: (snapshotId: string, path: string[], target: FileSystemDirectoryHandle, onProgress?: (p: ProgressSnapshot) => void) =>
+  restoreToFolder: (
+    snapshotId: string,
+    path: string[],
+    target: FileSystemDirectoryHandle,
+    onProgress?: (p: ProgressSnapshot) => void,
+    patterns?: RestorePatterns,
+  ) =>
     guarded(() =>
       exclusive('a restore', async (signal) => {
         const { restoreToFolder } = await heavyWithCrypto();
-        return restoreToFolder(current(), snapshotId, path, target, signal, onProgress);
+        return restoreToFolder(current(), snapshotId, path, target, signal, onProgress, patterns);
       }),
     ),
   saveToFile: (snapshotId: string, path: string[], kind: DownloadKind, target: FileSystemFileHandle, onProgress?: (p: ProgressSnapshot) => void) =>

@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs/promises';
+import fsSync from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfinedDirs } from './confined-dirs';
@@ -12,7 +13,10 @@ beforeEach(async () => {
   outside = path.join(dir, 'outside');
   await fs.mkdir(outside);
 });
-afterEach(() => fs.rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await fs.rm(dir, { recursive: true, force: true });
+});
 
 describe('ConfinedDirs', () => {
   it('makes the root and every folder, once', async () => {
@@ -44,6 +48,38 @@ describe('ConfinedDirs', () => {
     expect(d.isReal(['a', 'b'])).toBe(false);
     d.ensure(['a', 'b']);
     expect(await fs.readdir(outside)).toEqual([]);
+  });
+
+  // 1000 levels of 'd': 2000 characters, well inside PATH_MAX.
+  const DEEP = 1000;
+  const chain = (n: number) => Array<string>(n).fill('d');
+
+  it('makes a chain 1000 deep folder by folder with one mkdir each, nothing looked at in folders it made, a few lookups per folder', () => {
+    const d = new ConfinedDirs(root);
+    const mkdir = vi.spyOn(fsSync, 'mkdirSync');
+    const lstat = vi.spyOn(fsSync, 'lstatSync');
+    const has = vi.spyOn(Set.prototype, 'has');
+    for (let n = 1; n <= DEEP; n++) d.ensure(chain(n));
+    const lookups = has.mock.calls.length;
+    has.mockRestore();
+    expect(mkdir).toHaveBeenCalledTimes(DEEP + 1); // and the root
+    expect(lstat).toHaveBeenCalledTimes(1); // the root: was it there?
+    expect(lookups).toBeLessThan(10 * DEEP);
+    expect(d.isNew(chain(DEEP))).toBe(true);
+  });
+
+  it('checks a chain 1000 deep that is already there with one lstat per folder and a few lookups per folder (was every ancestor each time)', async () => {
+    await fs.mkdir(path.join(root, ...chain(DEEP)), { recursive: true });
+    const d = new ConfinedDirs(root);
+    const lstat = vi.spyOn(fsSync, 'lstatSync');
+    const has = vi.spyOn(Set.prototype, 'has');
+    for (let n = 1; n <= DEEP; n++) expect(d.check(chain(n))).toBe(true);
+    const lookups = has.mock.calls.length;
+    has.mockRestore();
+    expect(lstat).toHaveBeenCalledTimes(DEEP);
+    expect(lookups).toBeLessThan(10 * DEEP);
+    expect(d.check([...chain(DEEP), 'missing'])).toBe(false);
+    expect(d.isNew(chain(DEEP))).toBe(false);
   });
 
   it.each([[['..']], [['a', '..', 'b']], [['x/y']], [['']], [['.']]])('refuses %j with INVALID_NAME', (p) => {

@@ -1,94 +1,149 @@
+// `cairn restore`: restic 0.18's restore command (cmd/restic/cmd_restore.go) — snapshot or
+// snapshot:subfolder into --target, include/exclude pattern families, --dry-run, --overwrite,
+// --delete, --verify, restic's text and JSON output. Exit 1 when anything was not restored.
+
 import path from 'node:path';
 import { CairnError } from '../../core/errors';
 import { findSnapshot } from '../../core/repository/snapshots';
-import { restore } from '../../core/restorer';
-import { parsePattern } from '../../core/filter/pattern';
+import type { Repository } from '../../core/repository/repository';
+import { OVERWRITE_MODES, restore, type OverwriteMode, type RestoreOptions, type RestoreResult } from '../../core/restorer';
 import { lookupPath, splitPath } from '../../core/walker';
 import type { FlagSpecs } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { nodeRestoreTarget } from '../adapters/node-restore-target';
 import { nodeDecodePool } from '../pool/decode-pool';
-import { terminalProgress } from '../progress';
-import { formatBytes } from '../output';
+import { collectPatterns, patternFlags } from '../pattern-options';
+import { errorMessage, goDuration, goTimeString, itemLine, restoreProgress, resultState, summaryFields, summaryLine, summaryMessage } from '../restore-output';
 
 export const summary = 'Extract the data from a snapshot';
 
 export const flags: FlagSpecs = {
   target: { type: 'string', short: 't', help: 'directory to extract data to' },
-  include: { type: 'strings', short: 'i', help: 'include a pattern, exclude everything else' },
-  exclude: { type: 'strings', short: 'e', help: 'exclude a pattern' },
+  ...patternFlags('exclude', 'e'),
+  ...patternFlags('include', 'i'),
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host when the snapshot ID is "latest"' },
   tag: { type: 'strings', help: 'only consider snapshots which include this tag[,tag,...] for snapshot ID "latest"' },
   path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path for snapshot ID "latest"' },
-  verify: { type: 'bool', help: 'accepted for restic compatibility: every blob is always verified against its hash' },
+  'dry-run': { type: 'bool', help: 'do not write any data, just show what would be done' },
+  verify: { type: 'bool', help: 'verify restored files content' },
+  overwrite: { type: 'string', help: 'overwrite behavior, one of (always|if-changed|if-newer|never) (default always)' },
+  delete: { type: 'bool', help: "delete files from target directory if they do not exist in snapshot. Use '--dry-run -v' to check what would be deleted" },
 };
 
-export async function run(ctx: Context): Promise<number> {
+interface Request {
+  ref: string;
+  sub: string[];
+  target: string;
+  options: RestoreOptions;
+}
+
+/** The command line as restic checks it, in restic's order and words. */
+function parseRequest(ctx: Context): Request {
   const f = ctx.p.flags;
-  const arg = ctx.p.args[0];
-  if (!arg) throw new CairnError('USAGE', 'no snapshot ID specified, specify snapshot ID or use special ID "latest"');
-  if (ctx.p.args.length > 1) throw new CairnError('USAGE', 'more than one snapshot ID specified');
-  const target = f.target as string | undefined;
+  const exclude = collectPatterns('exclude', ctx.p, ctx.g.env);
+  const include = collectPatterns('include', ctx.p, ctx.g.env);
+  const args = ctx.p.args;
+  if (args.length === 0) throw new CairnError('USAGE', 'no snapshot ID specified');
+  if (args.length > 1) throw new CairnError('USAGE', `more than one snapshot ID specified: [${args.join(' ')}]`);
+  const target = (f.target as string | undefined) ?? '';
   if (!target) throw new CairnError('USAGE', 'please specify a directory to restore to (--target)');
-  const colon = arg.indexOf(':');
-  const ref = colon >= 0 ? arg.slice(0, colon) : arg;
-  const sub = colon >= 0 ? splitPath(arg.slice(colon + 1)) : [];
-  const { repo } = await openRepository(ctx);
-  const code = await withLock(
-    ctx,
-    repo,
-    false,
-    async () => {
-      await repo.loadIndex({ signal: ctx.signal });
-      const { id, snapshot } = await findSnapshot(repo, ref, { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] }, ctx.signal);
-      let tree = snapshot.tree;
-      if (sub.length) {
-        const node = await lookupPath(repo, snapshot.tree, sub, ctx.signal);
-        if (!node || node.type !== 'dir' || !node.subtree)
-          throw new CairnError('USAGE', `path /${sub.join('/')} not found in snapshot ${id.slice(0, 8)} or not a directory`);
-        tree = node.subtree;
-      }
-      if (!ctx.g.quiet && !ctx.g.json)
-        ctx.out.stdout(
-          `restoring <Snapshot ${id.slice(0, 8)} of [${snapshot.paths.join(' ')}] at ${snapshot.time.format()} by ${snapshot.username ?? ''}@${snapshot.hostname ?? ''}> to ${path.resolve(target)}\n`,
-        );
-      const started = Date.now();
-      const decoders = nodeDecodePool();
-      const result = await restore(repo, tree, nodeRestoreTarget(path.resolve(target)), {
-        decodePack: decoders.decodePack,
-        include: ((f.include as string[] | undefined) ?? []).map(parsePattern),
-        exclude: ((f.exclude as string[] | undefined) ?? []).map(parsePattern),
-        pathPrefix: sub,
-        signal: ctx.signal,
-        onProgress: ctx.g.quiet ? undefined : terminalProgress(ctx.out, ctx.g.json),
-      }).finally(() => decoders.close());
-      for (const e of result.errors) {
-        ctx.log?.error(`${e.code}: ${e.message}`, e.path);
-        if (ctx.g.json) ctx.out.stderr(JSON.stringify({ message_type: 'error', error: { message: e.message }, during: 'restore', item: e.path }) + '\n');
-        else ctx.out.stderr(`ignoring error for ${e.path}: ${e.code}: ${e.message}\n`);
-      }
-      const secs = (Date.now() - started) / 1000;
-      ctx.log?.summary({ snapshot_id: id, seconds_elapsed: secs, files_restored: result.files, total_bytes: result.bytes });
-      if (ctx.g.json) {
-        ctx.out.stdout(
-          JSON.stringify({
-            message_type: 'summary',
-            seconds_elapsed: secs,
-            files_restored: result.files,
-            total_bytes: result.bytes,
-            errors: result.errors.length,
-          }) + '\n',
-        );
-      } else if (!ctx.g.quiet) {
-        ctx.out.stdout(`Summary: Restored ${result.files} files/dirs (${formatBytes(result.bytes)}) in ${secs.toFixed(1)}s\n`);
-      }
-      if (result.errors.length) {
-        ctx.out.stderr(`Fatal: There were ${result.errors.length} errors\n`);
-        return 1;
-      }
-      return 0;
+  const hasExcludes = exclude.patterns.length + exclude.insensitive.length > 0;
+  const hasIncludes = include.patterns.length + include.insensitive.length > 0;
+  if (hasExcludes && hasIncludes) throw new CairnError('USAGE', 'exclude and include patterns are mutually exclusive');
+  const dryRun = f['dry-run'] === true;
+  if (dryRun && f.verify === true) throw new CairnError('USAGE', '--dry-run and --verify are mutually exclusive');
+  if (f.delete === true && path.resolve(target) === '/' && !hasExcludes && !hasIncludes)
+    throw new CairnError('USAGE', "'--target / --delete' must be combined with an include or exclude filter");
+  const overwrite = ((f.overwrite as string | undefined) ?? 'always') as OverwriteMode;
+  if (!OVERWRITE_MODES.includes(overwrite))
+    throw new CairnError(
+      'USAGE',
+      `invalid argument "${overwrite}" for "--overwrite" flag: invalid overwrite behavior "${overwrite}", must be one of (always|if-changed|if-newer|never)`,
+    );
+  const colon = args[0]!.indexOf(':');
+  return {
+    ref: colon >= 0 ? args[0]!.slice(0, colon) : args[0]!,
+    sub: colon >= 0 ? splitPath(args[0]!.slice(colon + 1)) : [],
+    target,
+    options: {
+      include: include.patterns,
+      iinclude: include.insensitive,
+      exclude: exclude.patterns,
+      iexclude: exclude.insensitive,
+      dryRun,
+      verify: f.verify === true,
+      overwrite,
+      delete: f.delete === true,
     },
-    true,
+  };
+}
+
+export async function run(ctx: Context): Promise<number> {
+  const req = parseRequest(ctx);
+  const { repo } = await openRepository(ctx);
+  return withLock(ctx, repo, false, () => restoreSnapshot(ctx, repo, req), true);
+}
+
+async function restoreSnapshot(ctx: Context, repo: Repository, req: Request): Promise<number> {
+  const f = ctx.p.flags;
+  const { json, quiet } = ctx.g;
+  await repo.loadIndex({ signal: ctx.signal });
+  const { id, snapshot } = await findSnapshot(repo, req.ref, { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] }, ctx.signal);
+  let tree = snapshot.tree;
+  if (req.sub.length) {
+    const node = await lookupPath(repo, snapshot.tree, req.sub, ctx.signal);
+    if (!node || node.type !== 'dir' || !node.subtree)
+      throw new CairnError('USAGE', `path /${req.sub.join('/')} not found in snapshot ${id.slice(0, 8)} or not a directory`);
+    tree = node.subtree;
+  }
+  if (!quiet && !json)
+    ctx.out.stdout(
+      `restoring snapshot ${id.slice(0, 8)} of [${snapshot.paths.join(' ')}] at ${goTimeString(snapshot.time)} by ${snapshot.username ?? ''}@${snapshot.hostname ?? ''} to ${req.target}\n`,
+    );
+  const started = Date.now();
+  let verifying = 0;
+  const decoders = nodeDecodePool();
+  const result = await restore(repo, tree, nodeRestoreTarget(path.resolve(req.target), { replaceFolders: req.options.delete }), {
+    ...req.options,
+    decodePack: decoders.decodePack,
+    signal: ctx.signal,
+    onProgress: quiet ? undefined : restoreProgress(ctx.out, json),
+    onItem: ctx.g.verbose ? (item) => ctx.out.stdout(itemLine(item, json)) : undefined,
+    onVerify: () => {
+      verifying = Date.now();
+      if (!json && !quiet) ctx.out.stdout(`verifying files in ${req.target}\n`);
+    },
+  }).finally(() => decoders.close());
+  return report(
+    ctx,
+    result,
+    { id, target: req.target },
+    { restoreSeconds: ((verifying || Date.now()) - started) / 1000, verifyMs: verifying && Date.now() - verifying },
   );
-  return code;
+}
+
+/** Errors, summary, the verification's outcome, and the exit code. */
+function report(
+  ctx: Context,
+  result: RestoreResult,
+  { id, target }: { id: string; target: string },
+  times: { restoreSeconds: number; verifyMs: number },
+): number {
+  const { json, quiet } = ctx.g;
+  for (const e of result.errors) {
+    ctx.log?.error(`${e.code}: ${e.message}`, e.path);
+    ctx.out.stderr(errorMessage(e.path, e.code, e.message, json));
+  }
+  const state = resultState(result);
+  ctx.log?.summary({ snapshot_id: id, ...summaryFields(state, times.restoreSeconds) });
+  if (json) ctx.out.stdout(summaryMessage(state, times.restoreSeconds));
+  else if (!quiet) ctx.out.stdout(summaryLine(state, times.restoreSeconds));
+  if (result.verified !== undefined && !json && !quiet && result.errors.length === 0)
+    ctx.out.stdout(`finished verifying ${result.verified} files in ${target} (took ${goDuration(times.verifyMs)})\n`);
+  if (result.errors.length === 0) return 0;
+  // The damaged files by name, once each (a file that failed is not left in the target).
+  const heading = result.verified === undefined ? 'Not restored:' : 'Not as in the snapshot:';
+  if (!json) ctx.out.stderr(`${heading}\n${[...new Set(result.errors.map((e) => e.path))].map((p) => `  ${p}\n`).join('')}`);
+  ctx.out.stderr(`Fatal: There were ${result.errors.length} errors\n`);
+  return 1;
 }

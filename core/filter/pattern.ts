@@ -32,6 +32,11 @@ export function parsePattern(p: string): Pattern {
   return negated ? { parts, anchored, negated } : { parts, anchored };
 }
 
+/** Whether every component is well-formed (restic ValidatePatterns: an unclosed `[`, an empty class, a trailing backslash are not). */
+export function validPattern(p: Pattern): boolean {
+  return p.parts.every((c) => c === '**' || globRegExp(c) !== null);
+}
+
 const componentRegExps = new Map<string, RegExp | null>();
 
 /** Go filepath.Match for one component (no separators inside); false for a malformed pattern. */

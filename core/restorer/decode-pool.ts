@@ -39,33 +39,37 @@ interface Thread {
   waiting: Map<number, { done: (m: Decoded) => void; fail: (e: unknown) => void }>;
 }
 
+/** Starts `threadCount` decode threads with `init`; each settles its waiting requests from its messages. */
+function startThreads(spawn: SpawnDecoder, threadCount: number, init: DecodeInit): Thread[] {
+  return Array.from({ length: Math.max(1, threadCount) }, () => {
+    const waiting: Thread['waiting'] = new Map();
+    let settle!: { resolve: () => void; reject: (e: unknown) => void };
+    const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    ready.catch(() => {});
+    const thread = spawn(init, {
+      message(m) {
+        if (m.type === 'ready') settle.resolve();
+        else if (m.type === 'initError') settle.reject(deserializeError(m.error));
+        else {
+          const w = waiting.get(m.id);
+          waiting.delete(m.id);
+          w?.done(m);
+        }
+      },
+      failed(e) {
+        settle.reject(e);
+        for (const w of waiting.values()) w.fail(e);
+        waiting.clear();
+      },
+    });
+    return { thread, ready, busy: 0, waiting };
+  });
+}
+
 export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool {
   let threads: Thread[] | undefined;
   let nextId = 0;
-  const start = (init: DecodeInit): Thread[] =>
-    Array.from({ length: Math.max(1, threadCount) }, () => {
-      const waiting: Thread['waiting'] = new Map();
-      let settle!: { resolve: () => void; reject: (e: unknown) => void };
-      const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-      ready.catch(() => {});
-      const thread = spawn(init, {
-        message(m) {
-          if (m.type === 'ready') settle.resolve();
-          else if (m.type === 'initError') settle.reject(deserializeError(m.error));
-          else {
-            const w = waiting.get(m.id);
-            waiting.delete(m.id);
-            w?.done(m);
-          }
-        },
-        failed(e) {
-          settle.reject(e);
-          for (const w of waiting.values()) w.fail(e);
-          waiting.clear();
-        },
-      });
-      return { thread, ready, busy: 0, waiting };
-    });
+  const start = (init: DecodeInit): Thread[] => startThreads(spawn, threadCount, init);
 
   return {
     async decodePack(key, bytes, blobs, signal, opts) {

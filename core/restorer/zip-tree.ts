@@ -49,38 +49,9 @@ export async function zipTree(repo: Repository, root: ZipRoot | readonly ZipRoot
     progress.errors++;
   };
   const zip = new ZipWriter(sink, { forceZip64: opts.forceZip64 });
-
-  // Totals first (trees only, no data), so progress has an ETA. One root's items are the walk
-  // itself, not wrapped in another generator: every item would pass through it (see walk).
-  // Its paths already start with the root's name.
-  const itemsOf = (r: ZipRoot): AsyncGenerator<WalkItem> =>
-    r.kind === 'node'
-      ? (async function* () {
-          yield { path: [r.node.name], node: r.node };
-        })()
-      : walk(
-          repo,
-          r.tree,
-          {
-            signal,
-            onTreeError: (p, _id, e) => fail('/' + p.join('/'), e),
-            onInvalidName: (dir, node, problem) => fail('/' + [...dir, JSON.stringify(node.name)].join('/'), invalidNameError(dir, node.name, problem)),
-          },
-          rootPath(r),
-        );
-  const items = (): AsyncGenerator<WalkItem> =>
-    roots.length === 1
-      ? itemsOf(roots[0]!)
-      : (async function* () {
-          for (const r of roots) yield* itemsOf(r);
-        })();
+  const items = () => entries(repo, roots, signal, fail);
   for (const r of roots) assertSafePath(rootPath(r));
-  for await (const { node } of items()) {
-    if (node.type !== 'file') continue;
-    progress.total.files++;
-    progress.total.bytes += node.size ?? 0;
-  }
-  progress.totalsFinal = true;
+  await countTotals(items(), progress);
   errors.length = 0; // the data pass reports tree errors again
   progress.errors = 0;
 
@@ -94,46 +65,90 @@ export async function zipTree(repo: Repository, root: ZipRoot | readonly ZipRoot
     if (node.type === 'dir') {
       await zip.directory(name, meta);
       result.dirs++;
-      continue;
-    }
-    if (node.type === 'symlink') {
+    } else if (node.type === 'symlink') {
       await zip.symlink(name, meta, node.linkTarget ?? '');
       result.files++;
-      continue;
-    }
-    if (node.type !== 'file') continue; // devices, fifos, sockets have no content to download
-    progress.current.add(name);
-    try {
-      await zipFile(repo, zip, name, node, content, meta, (n) => {
-        progress.done.bytes += n;
-        result.bytes += n;
+    } else if (node.type === 'file') {
+      progress.current.add(name);
+      try {
+        await zipFile(repo, zip, name, node, content, meta, (n) => {
+          progress.done.bytes += n;
+          result.bytes += n;
+          progress.tick();
+        });
+        result.files++;
+      } catch (e) {
+        if (e instanceof CairnError && e.code === 'ABORTED') throw e;
+        fail('/' + name, e);
+      } finally {
+        progress.current.delete(name);
+        progress.done.files++;
         progress.tick();
-      });
-      result.files++;
-    } catch (e) {
-      if (e instanceof CairnError && e.code === 'ABORTED') throw e;
-      fail('/' + name, e);
-    } finally {
-      progress.current.delete(name);
-      progress.done.files++;
-      progress.tick();
-    }
+      }
+    } // devices, fifos, sockets have no content to download
   }
-  if (errors.length > 0) {
-    const text = [
-      'Cairn could not read these files; they are missing or incomplete in this archive:',
-      '',
-      ...errors.map((e) => `${e.path}\t${e.code}\t${e.message}`),
-      '',
-    ].join('\n');
-    let name = 'CAIRN-ERRORS.txt';
-    for (let i = 1; zip.has(name); i++) name = `CAIRN-ERRORS-${i}.txt`;
-    await zip.file(name, { mtime: new Date() }, undefined, [new TextEncoder().encode(text)]);
-  }
+  if (errors.length > 0) await errorList(zip, errors);
   await zip.finish();
   progress.phase = 'done';
   progress.tick(true);
   return { ...result, errors };
+}
+
+/**
+ * What goes into the archive, in order. One root's items are the walk itself, not wrapped in
+ * another generator: every item would pass through it (see walk). Its paths already start with
+ * the root's name.
+ */
+function entries(
+  repo: Repository,
+  roots: readonly ZipRoot[],
+  signal: AbortSignal | undefined,
+  fail: (path: string, e: unknown) => void,
+): AsyncGenerator<WalkItem> {
+  if (roots.length === 1) return rootEntries(repo, roots[0]!, signal, fail);
+  return (async function* () {
+    for (const r of roots) yield* rootEntries(repo, r, signal, fail);
+  })();
+}
+
+function rootEntries(repo: Repository, root: ZipRoot, signal: AbortSignal | undefined, fail: (path: string, e: unknown) => void): AsyncGenerator<WalkItem> {
+  if (root.kind === 'node')
+    return (async function* () {
+      yield { path: [root.node.name], node: root.node };
+    })();
+  return walk(
+    repo,
+    root.tree,
+    {
+      signal,
+      onTreeError: (p, _id, e) => fail('/' + p.join('/'), e),
+      onInvalidName: (dir, node, problem) => fail('/' + [...dir, JSON.stringify(node.name)].join('/'), invalidNameError(dir, node.name, problem)),
+    },
+    rootPath(root),
+  );
+}
+
+/** Totals first (trees only, no data), so progress has an ETA. */
+async function countTotals(items: AsyncIterable<WalkItem>, progress: ProgressTracker): Promise<void> {
+  for await (const { node } of items) {
+    if (node.type !== 'file') continue;
+    progress.total.files++;
+    progress.total.bytes += node.size ?? 0;
+  }
+  progress.totalsFinal = true;
+}
+
+/** The files that could not be read, named in an entry of their own at the end (a free name). */
+async function errorList(zip: ZipWriter, errors: RestoreError[]): Promise<void> {
+  const text = [
+    'Cairn could not read these files; they are missing or incomplete in this archive:',
+    '',
+    ...errors.map((e) => `${e.path}\t${e.code}\t${e.message}`),
+    '',
+  ].join('\n');
+  let name = 'CAIRN-ERRORS.txt';
+  for (let i = 1; zip.has(name); i++) name = `CAIRN-ERRORS-${i}.txt`;
+  await zip.file(name, { mtime: new Date() }, undefined, [new TextEncoder().encode(text)]);
 }
 
 async function zipFile(

@@ -5,12 +5,14 @@
 import { CairnError, serializeError } from '../../core/errors';
 import type { Node } from '../../core/data/node';
 import { ProgressTracker, type ProgressSnapshot } from '../../core/progress';
-import { restore } from '../../core/restorer/restorer';
+import { restore, type RestoreResult } from '../../core/restorer/restorer';
+import { within } from '../../core/restorer/within';
+import { parsePattern } from '../../core/filter/pattern';
 import { contentSize } from '../../core/restorer/file-stream';
 import { fileContent } from '../../core/restorer/lookahead';
 import { zipTree, type ZipRoot } from '../../core/restorer/zip-tree';
 import type { ZipSink } from '../../core/restorer/zip';
-import type { DownloadKind, RestoreResultView } from '../api';
+import type { DownloadKind, RestorePatterns, RestoreResultView } from '../api';
 import { fsaRestoreTarget } from '../restore/fsa-target';
 import { browserDecodePool } from '../pool/decode-pool';
 import { dirTree, findNode } from './browse';
@@ -21,7 +23,11 @@ function needsData(s: Session): void {
   s.requireOnline('Restoring file contents');
 }
 
-/** Restores a file or directory (or the whole snapshot) into `target`. */
+/**
+ * Restores a file or directory (or the whole snapshot) into `target`. A directory's patterns
+ * (restic's include/exclude syntax) are matched as `restic restore snapshot:folder` matches
+ * them: against paths inside that directory ("/photos/2019", "*.tmp").
+ */
 export async function restoreToFolder(
   s: Session,
   snapshotId: string,
@@ -29,6 +35,7 @@ export async function restoreToFolder(
   target: FileSystemDirectoryHandle,
   signal: AbortSignal,
   onProgress?: (p: ProgressSnapshot) => void,
+  patterns: RestorePatterns = {},
 ): Promise<RestoreResultView> {
   needsData(s);
   const fsa = fsaRestoreTarget(target);
@@ -45,35 +52,29 @@ export async function restoreToFolder(
   // pack read stays in memory for most of the restore. D2 from the local radosgw
   // (pss-timeline.mjs, PSS_S3=1): peak 346 -> 307 MiB, 80.8 / 80.9 s; in the bench 357–470
   // -> 299–363 MiB. D1 (its packs mostly incompressible, decoded whole) is unchanged.
-  const readGroups = true;
+  const opts = { signal, onProgress, concurrency, readGroups: true, decodePack: decoders.decodePack };
+  const selection = { include: (patterns.include ?? []).map(parsePattern), exclude: (patterns.exclude ?? []).map(parsePattern) };
   try {
-    let r;
-    if (path.length === 0)
-      r = await restore(s.repo, (await s.snapshot(snapshotId)).snapshot.tree, fsa, {
-        signal,
-        onProgress,
-        concurrency,
-        readGroups,
-        decodePack: decoders.decodePack,
-      });
-    else {
-      const node = await findNode(s, snapshotId, path);
-      // Restore from the parent tree, selecting just this entry (escaped: names may hold * ? [).
-      const parent = await dirTree(s, snapshotId, path.slice(0, -1));
-      const pattern = '/' + node.name.replace(/[*?[\\]/g, (c) => '\\' + c);
-      r = await restore(s.repo, parent, fsa, {
-        signal,
-        onProgress,
-        concurrency,
-        readGroups,
-        decodePack: decoders.decodePack,
-        include: [{ parts: pattern.split('/').filter(Boolean), anchored: true }],
-      });
+    if (path.length === 0) return view(await restore(s.repo, (await s.snapshot(snapshotId)).snapshot.tree, fsa, { ...opts, ...selection }));
+    const node = await findNode(s, snapshotId, path);
+    if (node.type === 'dir' && node.subtree) {
+      // The folder's own tree into target/<name>/; errors named from the folder, as before.
+      await fsa.mkdir([node.name]);
+      return view(await restore(s.repo, node.subtree, within(fsa, [node.name]), { ...opts, ...selection }), node.name);
     }
-    return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors: r.errors };
+    // One entry of the parent tree (escaped: names may hold * ? [).
+    const parent = await dirTree(s, snapshotId, path.slice(0, -1));
+    const pattern = '/' + node.name.replace(/[*?[\\]/g, (c) => '\\' + c);
+    return view(await restore(s.repo, parent, fsa, { ...opts, include: [{ parts: pattern.split('/').filter(Boolean), anchored: true }] }));
   } finally {
     await decoders.close();
   }
+}
+
+/** What the page gets; error paths below `under` when the restore started inside it. */
+function view(r: RestoreResult, under?: string): RestoreResultView {
+  const errors = under === undefined ? r.errors : r.errors.map((e) => ({ ...e, path: `/${under}${e.path === '/' ? '' : e.path}` }));
+  return { files: r.files, dirs: r.dirs, bytes: r.bytes, errors };
 }
 
 export interface Producer {

@@ -10,7 +10,18 @@ class ModelFile {
   readonly kind = 'file';
   data = new Uint8Array(0);
   calls: string[] = [];
-  constructor(readonly sync: boolean) {}
+  constructor(
+    readonly sync: boolean,
+    public parent: ModelDir,
+    public name: string,
+  ) {}
+
+  async move(name: string) {
+    this.calls.push(`move ${name}`);
+    this.parent.entries.delete(this.name);
+    this.parent.entries.set(name, this);
+    this.name = name;
+  }
 
   async createSyncAccessHandle() {
     this.calls.push('open');
@@ -50,6 +61,7 @@ class ModelFile {
         data = next;
       },
       close: async () => void (this.data = data),
+      abort: async () => void this.calls.push('abort'),
     };
   }
 }
@@ -66,9 +78,12 @@ class ModelDir {
   }
   async getFileHandle(name: string, o: { create?: boolean } = {}) {
     let f = this.entries.get(name);
-    if (!f && o.create) this.entries.set(name, (f = new ModelFile(this.sync)));
+    if (!f && o.create) this.entries.set(name, (f = new ModelFile(this.sync, this, name)));
     if (!(f instanceof ModelFile)) throw dom('NotFoundError');
     return f;
+  }
+  async removeEntry(name: string) {
+    if (!this.entries.delete(name)) throw dom('NotFoundError');
   }
 }
 
@@ -96,6 +111,27 @@ describe('fsaRestoreTarget', () => {
         expect(old.calls).toEqual(['open', 'truncate 0', 'close']);
         expect(b.calls).toEqual(['open', 'close']);
       }
+    });
+
+    it(`${sync ? 'OPFS' : 'a picked folder'}: a file written in several writes never appears part-written, and a failed one is discarded`, async () => {
+      const root = new ModelDir(sync);
+      const target = fsaRestoreTarget(root as unknown as FileSystemDirectoryHandle);
+      await (await target.createFile(['first'], 1)).close(); // (the target learns what the folder allows)
+      const w = await target.createFile(['docs', 'big.bin'], 4, { writes: 2 });
+      await w.write(2, bytes(3, 4));
+      const docs = await root.getDirectoryHandle('docs');
+      const visible = () => docs.entries.get('big.bin') as ModelFile | undefined;
+      if (sync) expect(visible()).toBeUndefined(); // written as big.bin.cairn-partial
+      await w.write(0, bytes(1, 2));
+      await w.close();
+      expect([...visible()!.data]).toEqual([1, 2, 3, 4]);
+      expect([...docs.entries.keys()]).toEqual(['big.bin']);
+
+      const failed = await target.createFile(['docs', 'bad.bin'], 4, { writes: 2 });
+      await failed.write(0, bytes(1, 2));
+      await failed.abort!();
+      await target.remove!(['docs', 'bad.bin']);
+      expect([...docs.entries.keys()]).toEqual(['big.bin']);
     });
   }
 });
