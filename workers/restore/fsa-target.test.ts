@@ -134,4 +134,14 @@ describe('fsaRestoreTarget', () => {
       expect([...docs.entries.keys()]).toEqual(['big.bin']);
     });
   }
+  it('removing a path whose folders are not there creates none of them, and removes what is there', async () => {
+    const root = new ModelDir(true);
+    const target = fsaRestoreTarget(root as unknown as FileSystemDirectoryHandle);
+    await target.remove!(['gone', 'deeper', 'x.txt']);
+    expect([...root.entries.keys()]).toEqual([]);
+    await (await root.getDirectoryHandle('kept', { create: true })).getFileHandle('old.txt', { create: true });
+    await target.remove!(['kept', 'old.txt']);
+    expect([...(await root.getDirectoryHandle('kept')).entries.keys()]).toEqual([]);
+    await expect(target.remove!(['..', 'x'])).rejects.toMatchObject({ code: 'INVALID_NAME' });
+  });
 });

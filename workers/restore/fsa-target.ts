@@ -177,6 +177,12 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     }
     return d;
   };
+  /** A folder that is already there (removing never creates the folders on its way). */
+  const existingDir = async (path: string[]): Promise<FileSystemDirectoryHandle> => {
+    const known = dirs.get(path.join('/'));
+    if (known || path.length === 0) return known ?? root;
+    return (await existingDir(path.slice(0, -1))).getDirectoryHandle(path[path.length - 1]!);
+  };
   const skippedSymlinks: string[] = [];
   const files = new FileOpener();
   return {
@@ -198,11 +204,12 @@ export function fsaRestoreTarget(root: FileSystemDirectoryHandle): FsaRestoreTar
     },
     async setMetadata() {},
     async remove(path, opts) {
-      const dir = await dirOf(path.slice(0, -1));
+      assertSafePath(path);
       try {
+        const dir = await existingDir(path.slice(0, -1));
         await dir.removeEntry(path[path.length - 1]!, { recursive: opts?.recursive ?? false });
       } catch (e) {
-        if (e instanceof DOMException && e.name === 'NotFoundError') return;
+        if (e instanceof DOMException && e.name === 'NotFoundError') return; // nothing there to remove
         throw targetError(e, path);
       }
       const key = path.join('/');
