@@ -23,7 +23,15 @@ echo "== S3 server (radosgw)"
 s3dir=$(mktemp -d /tmp/cairn-test-s3.XXXXXX)
 cleanup() { bash scripts/s3/stop.sh --dir "$s3dir" --rm >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-bash scripts/s3/start.sh --dir "$s3dir" --quiet --origin "http://localhost:4173,http://127.0.0.1:4173,http://localhost:4174,http://localhost:4176,http://127.0.0.1:4176,http://localhost:5173"
+s3origins="http://localhost:4173,http://127.0.0.1:4173,http://localhost:4174,http://localhost:4176,http://127.0.0.1:4176,http://localhost:5173"
+# A cluster that fails to come up (seen on a loaded machine: the monitor refusing `osd new`)
+# is removed and started once more in a fresh directory.
+if ! bash scripts/s3/start.sh --dir "$s3dir" --quiet --origin "$s3origins"; then
+  echo "radosgw did not start; starting a fresh cluster once more"
+  cleanup
+  s3dir=$(mktemp -d /tmp/cairn-test-s3.XXXXXX)
+  bash scripts/s3/start.sh --dir "$s3dir" --quiet --origin "$s3origins"
+fi
 export CAIRN_S3_ENV="$s3dir/env.json"
 
 echo "== unit, interop and S3 tests"
