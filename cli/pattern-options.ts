@@ -2,10 +2,10 @@
 // patterns given on the command line, in files (--include-file …), and their case-insensitive
 // twins, each list checked for malformed patterns the way restic reports them.
 
-import fs from 'node:fs';
 import { CairnError } from '../core/errors';
 import { parsePattern, validPattern, type Pattern } from '../core/filter/pattern';
 import type { FlagSpecs, Parsed } from './args';
+import { readPatternFiles } from './text-files';
 
 export type PatternKind = 'include' | 'exclude';
 
@@ -24,35 +24,6 @@ export interface CollectedPatterns {
   patterns: Pattern[];
   /** Matched ignoring case. */
   insensitive: Pattern[];
-}
-
-/**
- * restic readPatternsFromFiles: each line trimmed, empty lines and `#` comments skipped, and
- * $VAR / ${VAR} replaced from the environment ($$ for a dollar sign).
- */
-export function readPatternFiles(files: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  const out: string[] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new CairnError('USAGE', `failed to read patterns from file "${file}": ${(e as Error).message}`, { cause: e });
-    }
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // textfile.Read drops a UTF-8 byte order mark
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.trim();
-      if (line && !line.startsWith('#')) out.push(expandEnv(line, env));
-    }
-  }
-  return out;
-}
-
-/** Go's os.Expand with restic's mapping ($$ → $). */
-function expandEnv(s: string, env: NodeJS.ProcessEnv): string {
-  return s.replace(/\$(?:\{([^}]*)\}|([A-Za-z0-9_]+)|(\$))/g, (_m, braced: string | undefined, plain: string | undefined, dollar: string | undefined) =>
-    dollar ? '$' : (env[braced ?? plain ?? ''] ?? ''),
-  );
 }
 
 /** Fails like restic ValidatePatterns: every malformed pattern of the list, named. */

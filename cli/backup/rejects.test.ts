@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { nodeEntry } from '../adapters/node-source';
-import { CACHEDIR_TAG, combine, goExpand, parseBytes, rejectByPatterns, rejectBySize, rejectIfPresent } from './rejects';
+import { CACHEDIR_TAG, combine, parseBytes, rejectByPatterns, rejectBySize, rejectIfPresent } from './rejects';
+import { goExpand } from '../text-files';
 import type { SourceEntry } from '../../core/archiver/source';
 
 let dir: string;

@@ -9,38 +9,11 @@ import path from 'node:path';
 import { CairnError } from '../../core/errors';
 import { matchAny, parsePattern } from '../../core/filter';
 import type { SourceEntry } from '../../core/archiver/source';
-import { readText, scanLines } from './targets';
 
 export type Reject = (path: string, entry: SourceEntry) => boolean;
 
 /** The cache directory tag's signature (https://bford.info/cachedir/). */
 export const CACHEDIR_TAG = 'CACHEDIR.TAG:Signature: 8a477f597d28d172789f06886806bc55';
-
-/**
- * restic readPatternsFromFiles: lines trimmed, empty and `#` lines skipped, `$VAR`/`${VAR}`
- * replaced by the environment (`$$` is a dollar sign), as Go's os.Expand does.
- */
-export function readPatternFile(file: string, env: NodeJS.ProcessEnv): string[] {
-  let text: string;
-  try {
-    text = readText(new Uint8Array(fs.readFileSync(file)));
-  } catch (e) {
-    throw new CairnError('USAGE', `failed to read patterns from file "${file}": ${(e as Error).message}`, { cause: e });
-  }
-  return scanLines(text)
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .map((l) => goExpand(l, env));
-}
-
-/** Go's os.Expand with restic's mapping: $$ → $, $NAME and ${NAME} → the variable (or ''). */
-export function goExpand(s: string, env: NodeJS.ProcessEnv): string {
-  return s.replace(/\$(\{([^}]*)\}|[*#$@!?\-0-9]|[A-Za-z_][A-Za-z0-9_]*)?/g, (m, _g, braced: string | undefined) => {
-    if (m === '$' || m === '$$') return '$';
-    const name = braced ?? m.slice(1);
-    return env[name] ?? '';
-  });
-}
 
 /** Rejects paths matching the patterns (case-insensitively: both lower-cased). */
 export function rejectByPatterns(patterns: string[], insensitive: boolean): Reject | undefined {

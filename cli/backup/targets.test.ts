@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { collectTargets, goGlob, readText, scanLines, splitRaw } from './targets';
+import { collectTargets, goGlob, splitRaw } from './targets';
+import { readText, scanLines } from '../text-files';
 
 let dir: string;
 beforeAll(() => {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CairnError } from '../../core/errors';
 import { matchComponent } from '../../core/filter';
+import { readText, scanLines } from '../text-files';
 
 export interface TargetSources {
   args: string[];
@@ -21,21 +22,6 @@ export interface Targets {
   targets: string[];
   /** Some were skipped (restic 0.19: the backup then exits 3, as for unreadable files). */
   skipped: boolean;
-}
-
-/** restic's textfile.Read: the file's text without a UTF-8 byte order mark (UTF-16 with one is decoded). */
-export function readText(bytes: Uint8Array): string {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder().decode(bytes.subarray(3));
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
-  return new TextDecoder().decode(bytes);
-}
-
-/** Lines as Go's bufio.Scanner splits them: on \n, a trailing \r dropped, no empty last line. */
-export function scanLines(text: string): string[] {
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 }
 
 /** Names each ended by a NUL byte (restic readFilenamesRaw). */
