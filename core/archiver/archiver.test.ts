@@ -260,6 +260,15 @@ describe('archiver', () => {
     expect(l.has('/a/b/notes.txt')).toBe(true);
   });
 
+  it('refuses a backup none of whose targets exist, saving no snapshot; one missing target of two is left out', async () => {
+    const { repo } = await memRepo();
+    const err = await run(repo, new MemSource(home()), { targets: ['/gone', '/also/gone'] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'SOURCE_READ', message: 'all source directories/files do not exist' });
+    expect(await repo.listIDs('snapshots')).toEqual([]);
+    const r = await run(repo, new MemSource(home()), { targets: ['/gone', '/a/c/c.txt'] });
+    expect([...(await listing(repo, r.snapshot.tree)).keys()]).toEqual(['/a', '/a/c', '/a/c/c.txt']);
+  });
+
   it('a single file can be a target', async () => {
     const { repo } = await memRepo();
     const r = await run(repo, new MemSource(home()), { targets: ['/a/c/c.txt'] });

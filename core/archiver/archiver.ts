@@ -161,10 +161,19 @@ async function salvage(run: Run, e: unknown): Promise<void> {
   await run.indexes.write().catch(() => {});
 }
 
+/** restic refuses a backup none of whose targets exist: it would save an empty snapshot. */
+async function requireSomeTarget(source: SourceFS, paths: string[], signal?: AbortSignal): Promise<void> {
+  const found = await Promise.allSettled(paths.map((p) => source.stat(p, signal)));
+  if (found.some((r) => r.status === 'fulfilled')) return;
+  const first = found[0]?.status === 'rejected' ? (found[0].reason as unknown) : undefined;
+  throw new CairnError('SOURCE_READ', 'all source directories/files do not exist', { cause: first, detail: { paths } });
+}
+
 export async function backup(repo: Repository, source: SourceFS, makePool: PoolFactory, opts: BackupOptions): Promise<BackupResult> {
   const start = GoTime.fromDate(new Date());
-  await repo.loadIndex({ signal: opts.signal });
   const paths = opts.targets.map((t) => source.absolute(t));
+  await requireSomeTarget(source, paths, opts.signal);
+  await repo.loadIndex({ signal: opts.signal });
   const run = setUp(repo, source, makePool, opts);
   try {
     const parent = await chooseParent(repo, opts, paths, opts.signal, (e) => run.warnings.warnRepository('/', e));

@@ -49,8 +49,14 @@ export function handleSource(root: FileSystemDirectoryHandle, opts: { sharedLimi
     target,
     ...pathOps,
     async stat(path) {
-      if (pathOps.absolute(path) === target) return rootEntry;
-      throw new CairnError('SOURCE_READ', `${path}: only the picked folder itself can be a target`, { detail: { path } });
+      if (pathOps.absolute(path) !== target)
+        throw new CairnError('SOURCE_READ', `${path}: only the picked folder itself can be a target`, { detail: { path } });
+      try {
+        await root.values().next(); // a folder removed since it was picked refuses to be listed
+      } catch (e) {
+        throw sourceError(target, e);
+      }
+      return rootEntry;
     },
     async readDir(dir, onError, signal) {
       const handle = dir.ref as FileSystemDirectoryHandle;
