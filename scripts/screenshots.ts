@@ -1,7 +1,8 @@
 // Documentation screenshots (docs/screenshots/*.png): a repository in this browser's storage,
 // two plans that run by themselves over four simulated days (page.clock) on small seeded files
-// that change between runs, one run that goes wrong (its folder gone for a while: the app
-// records it as finished with problems), and a check from the Repository page — then the Overview at 360 px and 1100 px, the History and the Health.
+// that change between runs, one run that goes wrong (its folder gone for a while: the run
+// fails, and no empty snapshot is saved), and a check from the Repository page — then the
+// Overview at 360 px and 1100 px, the History and the Health.
 // Run: flock /tmp/cairn-e2e.lock npx playwright test -c scripts/screenshots.config.ts
 
 import { expect, test, type Page } from '@playwright/test';
