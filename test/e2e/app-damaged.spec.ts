@@ -6,33 +6,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { ok, removeDir, restic, tempDir } from '../helpers/cli';
-import { serverSigner } from '../helpers/s3-server';
 import { expectUnlocked, fillPasswords, openApp, PASSWORD } from './helpers/app';
 import { bytesOf, digestDir, digests, materialize, sampleTree, sha256 } from './helpers/data';
 import { opfsDigests, setPick } from './helpers/opfs';
-import { expect, fillBucket, test, type S3Repo } from './helpers/s3';
-
-/** Flips one byte in the middle of blob `id` where the bucket's pack holds it. */
-async function damageBlob(r: S3Repo, id: string): Promise<void> {
-  const env = r.resticEnv(PASSWORD);
-  for (const index of (await ok(restic(['-r', r.repository, '--no-cache', 'list', 'index'], { env }))).stdout.trim().split('\n')) {
-    const { packs } = JSON.parse((await ok(restic(['-r', r.repository, '--no-cache', 'cat', 'index', index], { env }))).stdout) as {
-      packs: { id: string; blobs: { id: string; offset: number; length: number }[] }[];
-    };
-    for (const p of packs) {
-      const b = p.blobs.find((x) => x.id === id);
-      if (!b) continue;
-      const key = `${r.prefix}/data/${p.id.slice(0, 2)}/${p.id}`;
-      const signer = serverSigner(r.server);
-      const bytes = new Uint8Array(await (await fetch((await signer.sign({ method: 'GET', key })).url)).arrayBuffer());
-      bytes[b.offset + (b.length >> 1)]! ^= 0x40;
-      const put = await fetch((await signer.sign({ method: 'PUT', key })).url, { method: 'PUT', body: bytes });
-      expect(put.ok).toBe(true);
-      return;
-    }
-  }
-  throw new Error(`blob ${id} is in no index`);
-}
+import { expect, fillBucket, test } from './helpers/s3';
+import { damageBlob } from './helpers/tools';
 
 test('a damaged blob in the bucket: restore names the file and restores the rest, its download fails plainly, the ZIP keeps the others', async ({
   page,
@@ -47,7 +25,7 @@ test('a damaged blob in the bucket: restore names the file and restores the rest
     await materialize(tree, src);
     await ok(restic(['-r', s3repo.repository, '--no-cache', 'init'], { env }));
     await ok(restic(['-r', s3repo.repository, '--no-cache', 'backup', src], { env }));
-    await damageBlob(s3repo, sha256(bytesOf(victim)));
+    await damageBlob(s3repo, PASSWORD, sha256(bytesOf(victim)));
 
     await openApp(page);
     await page.getByLabel('Open an existing one').check();

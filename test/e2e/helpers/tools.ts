@@ -39,7 +39,7 @@ export async function keepLast(page: Page, n: number, keep: number, remove: numb
   await expect(page.getByTestId('preview-counts')).toHaveText(`Keeps ${keep}, removes ${remove}`);
 }
 
-/** Flips one byte in the middle of blob `id` where the bucket's pack holds it (as app-damaged does). */
+/** Flips one byte in the middle of blob `id` where the bucket's pack holds it; returns that pack's ID. */
 export async function damageBlob(r: S3Repo, password: string, id: string): Promise<string> {
   const env = r.resticEnv(password);
   for (const index of (await ok(restic(['-r', r.repository, '--no-cache', 'list', 'index'], { env }))).stdout.trim().split('\n')) {
