@@ -7,22 +7,14 @@
 
 import type { CheckReportView, CheckShare } from '../../workers/api';
 
-/** What is kept of a check: counts and pack IDs (no file names, no secrets, no contents). */
-export interface CheckRecord {
+/**
+ * What is kept of a check: the report's counts and pack IDs, without its problems' messages and
+ * the affected paths (they name files), which are only counted.
+ */
+export interface CheckRecord extends Omit<CheckReportView, 'problems' | 'affected' | 'affectedMore'> {
   repoId: string;
   /** When it finished (epoch ms). */
   at: number;
-  ok: boolean;
-  share: CheckShare;
-  errors: number;
-  hints: number;
-  snapshots: number;
-  packs: number;
-  packsRead: number;
-  bytesRead: number;
-  bytesTotal: number;
-  durationMs: number;
-  damagedPacks: string[];
   /** Damaged files and unreadable folders found, counted over every snapshot holding them. */
   affectedFiles: number;
   affectedFolders: number;
