@@ -37,6 +37,11 @@ export CAIRN_S3_ENV="$s3dir/env.json"
 echo "== unit, interop and S3 tests"
 npx vitest run
 
+# The browser suites serve the app on fixed ports (the bucket's CORS rule names them): a second
+# test run on the same machine (scripts/soak.sh beside a developer's run) waits here for its turn.
+exec 8>/tmp/cairn-e2e.lock
+flock 8
+
 echo "== end-to-end tests: the engine in Chromium workers (harness page)"
 npx playwright test -c test/e2e/harness/playwright.config.ts
 
