@@ -55,7 +55,7 @@ describe('firstContact', () => {
       await vi.advanceTimersByTimeAsync(1);
       expect(settled).toBe(true);
       const e = await result;
-        expect(isCairnError(e, 'NETWORK') && e.message).toBe('s3:http://h/b did not answer within 100 ms: check the endpoint and that the server is up');
+      expect(isCairnError(e, 'NETWORK') && e.message).toBe('s3:http://h/b did not answer within 100 ms: check the endpoint and that the server is up');
       expect(be.calls).toBe(1);
     } finally {
       vi.useRealTimers();

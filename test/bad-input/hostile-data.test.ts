@@ -185,36 +185,46 @@ describe('hostile repository data', () => {
     }, 60_000);
 
     // ls walks as stats does; its output alone is 100 MB of paths (restic's too), so it is left out.
-    it('check and stats walk it without running out of stack, in seconds (restic: 1–2.3 s)', async () => {
-      const c = await measured(['-r', path, 'check']);
-      expect(c.stdout).toContain('no errors were found');
-      expect(c.ms).toBeLessThan(timeLimit(15_000));
-      const s = await measured(['-r', path, 'stats', 'latest']);
-      expect(s.stdout).toContain('Total File Count:  10001');
-      expect(s.ms).toBeLessThan(timeLimit(15_000));
-    }, timeLimit(30_000));
+    it(
+      'check and stats walk it without running out of stack, in seconds (restic: 1–2.3 s)',
+      async () => {
+        const c = await measured(['-r', path, 'check']);
+        expect(c.stdout).toContain('no errors were found');
+        expect(c.ms).toBeLessThan(timeLimit(15_000));
+        const s = await measured(['-r', path, 'stats', 'latest']);
+        expect(s.stdout).toContain('Total File Count:  10001');
+        expect(s.ms).toBeLessThan(timeLimit(15_000));
+      },
+      timeLimit(30_000),
+    );
 
     // The folders past PATH_MAX (~2040 of 'd/' below the target) cannot be made: the first is
     // named once and nothing below it is tried. Each folder's ancestors were looked up again
     // for every folder: 48.7 s here before, 8.4 s after (restic 0.14: one error per level
     // after PATH_MAX, still at it after 300 s).
-    it('restore makes every folder the file system allows, names the first it does not once, in seconds', async () => {
-      const target = join(dir, 'deep-target');
-      const r = await measured(['-r', path, 'restore', 'latest', '--target', target]);
-      expect(r.code).toBe(1);
-      const errors = r.stderr.split('\n').filter((l) => l.startsWith('ignoring error for '));
-      expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatch(/^ignoring error for (\/d)+: NAME_NOT_ALLOWED: the path is longer than the file system of the target allows \(ENAMETOOLONG\)$/);
-      expect(r.stderr).toContain('Fatal: There were 1 errors');
-      const made = (errors[0]!.match(/\/d/g) ?? []).length - 1;
-      expect(made).toBeGreaterThan(1500);
-      let deepest = target;
-      for (let i = 0; i < made; i++) deepest = join(deepest, 'd');
-      expect(await readdir(deepest)).toEqual([]);
-      expect(await readdir(dir)).not.toContain('d'); // nothing beside the target
-      expect(r.ms).toBeLessThan(timeLimit(30_000));
-      await rm(target, { recursive: true, force: true });
-    }, timeLimit(45_000));
+    it(
+      'restore makes every folder the file system allows, names the first it does not once, in seconds',
+      async () => {
+        const target = join(dir, 'deep-target');
+        const r = await measured(['-r', path, 'restore', 'latest', '--target', target]);
+        expect(r.code).toBe(1);
+        const errors = r.stderr.split('\n').filter((l) => l.startsWith('ignoring error for '));
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toMatch(
+          /^ignoring error for (\/d)+: NAME_NOT_ALLOWED: the path is longer than the file system of the target allows \(ENAMETOOLONG\)$/,
+        );
+        expect(r.stderr).toContain('Fatal: There were 1 errors');
+        const made = (errors[0]!.match(/\/d/g) ?? []).length - 1;
+        expect(made).toBeGreaterThan(1500);
+        let deepest = target;
+        for (let i = 0; i < made; i++) deepest = join(deepest, 'd');
+        expect(await readdir(deepest)).toEqual([]);
+        expect(await readdir(dir)).not.toContain('d'); // nothing beside the target
+        expect(r.ms).toBeLessThan(timeLimit(30_000));
+        await rm(target, { recursive: true, force: true });
+      },
+      timeLimit(45_000),
+    );
   });
 
   describe('snapshot JSON of the wrong types', () => {
