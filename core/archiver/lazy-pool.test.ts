@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isCairnError } from '../errors';
 import { LazyPool, withTimeout } from './lazy-pool';
 import type { FileSaverPool, PoolFactory } from './pool';
@@ -44,13 +44,24 @@ describe('LazyPool', () => {
   });
 
   it('after a cancel, waits for the savers to store what they hold only so long', async () => {
-    const { factory } = fakePool(() => new Promise(() => {})); // never finishes
-    const lazy = new LazyPool(factory, settings, hooks);
-    await lazy.get();
-    const t0 = Date.now();
-    await lazy.flushWithin(30);
-    expect(Date.now() - t0).toBeLessThan(1000);
-    expect(isCairnError(await withTimeout(new Promise(() => {}), 5).catch((e) => e), 'ABORTED')).toBe(true);
-    expect(await withTimeout(Promise.resolve(7), 5)).toBe(7);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { factory } = fakePool(() => new Promise(() => {})); // never finishes
+      const lazy = new LazyPool(factory, settings, hooks);
+      await lazy.get();
+      let flushed = false;
+      const flushing = lazy.flushWithin(30).then(() => (flushed = true));
+      await vi.advanceTimersByTimeAsync(29);
+      expect(flushed).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await flushing;
+      const late = withTimeout(new Promise(() => {}), 5).catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(5);
+      expect(isCairnError(await late, 'ABORTED')).toBe(true);
+      expect(await withTimeout(Promise.resolve(7), 5)).toBe(7);
+      expect(vi.getTimerCount()).toBe(0); // the resolved one's timer was cleared
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -37,20 +37,29 @@ export async function firstContact(backend: Stater, location: string, opts: Firs
   const limit = opts.timeoutMs ?? FIRST_CONTACT_MS;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   for (let attempt = 1; ; attempt++) {
-    const timer = AbortSignal.timeout(limit);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timer]) : timer;
+    const timer = timeoutSignal(limit);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timer.signal]) : timer.signal;
     try {
       await backend.stat({ type: 'config', name: '' }, { signal });
       return;
     } catch (e) {
       if (isNotFound(e)) return;
       if (opts.signal?.aborted) throw abortError(opts.signal);
-      const failure = classify(e, timer.aborted, location, limit);
+      const failure = classify(e, timer.signal.aborted, location, limit);
       if (!failure) throw e;
       if (!failure.retryable || attempt >= ATTEMPTS) throw failure;
       await sleep(200 * 2 ** (attempt - 1));
+    } finally {
+      timer.clear();
     }
   }
+}
+
+/** AbortSignal.timeout on setTimeout (which tests can fake), cleared once the attempt is over. */
+function timeoutSignal(ms: number): { signal: AbortSignal; clear(): void } {
+  const ctl = new AbortController();
+  const id = setTimeout(() => ctl.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')), ms);
+  return { signal: ctl.signal, clear: () => clearTimeout(id) };
 }
 
 /** The error to report (retryable when the server is evidently there), or undefined to rethrow `e` as it is. */

@@ -292,9 +292,8 @@ describe('FsaBackend', () => {
     const again = await testObject('data', 22, 400 << 10);
     await be.save(objs[1]!.h, again.data);
     expectBytes(await be.load(objs[1]!.h, { length: 300 << 10 }), again.data.subarray(0, 300 << 10));
-    // Idle ones close by themselves.
-    await new Promise((r) => setTimeout(r, 600));
-    expect(open()).toBe(0);
+    // Idle ones close by themselves (waited for, not timed: a loaded machine runs timers late).
+    await expect.poll(open, { timeout: 10_000 }).toBe(0);
     await be.load(objs[2]!.h, { length: 300 << 10 });
     expect(open()).toBe(1);
     await be.close();

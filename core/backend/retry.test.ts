@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CairnError } from '../errors';
 import type { Backend, Handle } from './backend';
 import { backendConformanceSuite, expectBytes, expectCode, listAll } from './conformance';
@@ -163,14 +163,24 @@ describe('withRetry', () => {
   });
 
   it('stops at once when aborted during a backoff wait', async () => {
-    const ac = new AbortController();
-    const { be, calls } = scripted([net(), net(), net()]);
-    // Real timers and a 10-minute backoff: only the abort can end this quickly.
-    const retrying = withRetry(be, { baseDelayMs: 600_000, random: () => 0.99, onRetry: () => setTimeout(() => ac.abort(), 5) });
-    const started = Date.now();
-    await expectCode(retrying.stat(h, { signal: ac.signal }), 'ABORTED');
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(calls()).toBe(1);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const ac = new AbortController();
+      const { be, calls } = scripted([net(), net(), net()]);
+      // The default sleep on a fake clock, a 10-minute backoff, and an abort 5 ms into it.
+      const retrying = withRetry(be, { baseDelayMs: 600_000, random: () => 0.99, onRetry: () => setTimeout(() => ac.abort(), 5) });
+      let settled = false;
+      const stat = expectCode(retrying.stat(h, { signal: ac.signal }), 'ABORTED').finally(() => (settled = true));
+      await vi.advanceTimersByTimeAsync(4);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe(true);
+      await stat;
+      expect(vi.getTimerCount()).toBe(0); // the backoff's timer is gone too
+      expect(calls()).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('reports ABORTED, not the inner error, when the signal aborted mid-attempt', async () => {

@@ -259,7 +259,6 @@ describe('zstd binding', () => {
       // Warm up (the heap may grow for legitimate work first), then measure.
       decompress(compress(new Uint8Array(8 * MiB)));
       const before = grownBytes;
-      const t = Date.now();
       // A blob whose index says 12 bytes.
       let e = errorOf(() => decompress(undeclared, 12));
       expect(isCairnError(e, 'DECOMPRESS_FAILED') && e.message).toBe('zstd frame holds more than the 12 bytes expected');
@@ -273,8 +272,8 @@ describe('zstd binding', () => {
       // An index that claims near 2^32 bytes is refused before anything is allocated.
       e = errorOf(() => decompress(undeclared, 2 ** 32 - 16));
       expect(isCairnError(e, 'DECOMPRESS_FAILED') && e.message).toBe('expected 4294967280 bytes, more than the 1073741824 allowed');
+      // Stopped early, not after expanding: the heap grew by far less than one bomb's output.
       expect(grownBytes - before).toBeLessThan(16 * MiB);
-      expect(Date.now() - t).toBeLessThan(2000);
       // A real one of 16 MiB still decodes, with or without its size.
       expect(decompress(rleBomb(16 * MiB, false)).length).toBe(16 * MiB);
       expect(decompress(rleBomb(16 * MiB, false), 16 * MiB).length).toBe(16 * MiB);

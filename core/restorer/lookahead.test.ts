@@ -172,8 +172,8 @@ describe('lookahead', () => {
       break;
     }
     const after = stats.loads;
-    await new Promise((r) => setTimeout(r, 50)); // the read in flight finishes meanwhile
-    expect(stats.inFlight).toBe(0);
+    await expect.poll(() => stats.inFlight, { timeout: 10_000 }).toBe(0); // the read in flight finishes meanwhile
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r)); // and nothing starts after it
     expect(stats.loads).toBe(after);
   });
 

@@ -63,7 +63,15 @@ export interface FaultProxy {
   /** From now on, stall every request `match` accepts (until `release()`). */
   hold(match: (req: RequestInfo) => boolean): void;
   release(): void;
+  /** Keeps every request `match` accepts waiting, unanswered, until the gate is opened; then forwards them (and later ones) as usual. */
+  gate(match: (req: RequestInfo) => boolean): Gate;
   close(): Promise<void>;
+}
+
+export interface Gate {
+  /** How many requests have reached the gate so far. */
+  arrived(): number;
+  open(): void;
 }
 
 function mulberry32(seed: number): () => number {
@@ -92,6 +100,7 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions): 
   // A body fault drawn for an answer without a body to break is owed to the next one that has one.
   const owed: Fault[] = [];
   let held: ((req: RequestInfo) => boolean) | undefined;
+  let gated: { match: (req: RequestInfo) => boolean; waiting: (() => void)[]; arrived: number } | undefined;
   let cycled = 0;
   const sockets = new Set<Socket>();
 
@@ -102,6 +111,15 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions): 
       req.resume(); // take the request, answer nothing
       return;
     }
+    if (gated?.match(info)) {
+      gated.arrived++;
+      gated.waiting.push(() => answer(req, res, info));
+      return;
+    }
+    answer(req, res, info);
+  });
+
+  function answer(req: http.IncomingMessage, res: http.ServerResponse, info: RequestInfo): void {
     counts.requests++;
     const fault =
       opts.spare?.(info) || rnd() >= opts.rate
@@ -136,7 +154,7 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions): 
       return;
     }
     forward(req, res, fault && BODY_FAULTS.has(fault) ? fault : undefined);
-  });
+  }
 
   function forward(req: http.IncomingMessage, res: http.ServerResponse, drawn: Fault | undefined): void {
     counts.forwarded++;
@@ -189,6 +207,17 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions): 
     counts,
     hold: (match) => void (held = match),
     release: () => void (held = undefined),
+    gate(match) {
+      const g = { match, waiting: [] as (() => void)[], arrived: 0 };
+      gated = g;
+      return {
+        arrived: () => g.arrived,
+        open() {
+          if (gated === g) gated = undefined;
+          for (const go of g.waiting.splice(0)) go();
+        },
+      };
+    },
     close: () =>
       new Promise<void>((r) => {
         for (const s of sockets) s.destroy();

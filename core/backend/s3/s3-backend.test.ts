@@ -1,6 +1,6 @@
 // S3Backend's own decisions, against a scripted fetch (the real-server tests are in test/s3).
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isCairnError } from '../../errors';
 import { base64Encode } from '../../crypto/base64';
 import { testObject } from '../conformance';
@@ -282,6 +282,26 @@ describe('S3Backend CORS detection', () => {
 });
 
 describe('S3Backend stuck requests (restic --stuck-request-timeout)', () => {
+  // Fake clocks: each limit is checked to the millisecond, on any machine load.
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] }));
+  afterEach(() => void vi.useRealTimers());
+  /** Runs `p` to completion in the background; `settled()` says whether it has. */
+  function track<T>(p: Promise<T>) {
+    let done = false;
+    const result = p.then(
+      (v) => ((done = true), v),
+      (e: unknown) => ((done = true), Promise.reject(e)),
+    );
+    result.catch(() => {});
+    return { result, settled: () => done };
+  }
+  /** Lets the (real, asynchronous) signing run until `n` requests have reached fetch. */
+  async function requests(seen: unknown[], n: number) {
+    for (let i = 0; seen.length < n; i++) {
+      if (i > 10_000) throw new Error(`only ${seen.length} of ${n} requests were sent`);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
   /** A body that sends `chunks` pieces `everyMs` apart, then stalls forever unless `end`; it dies with the request's abort. */
   function trickle(init: RequestInit, chunks: number, everyMs: number, end: boolean): ReadableStream<Uint8Array> {
     let timer: ReturnType<typeof setInterval>;
@@ -307,55 +327,70 @@ describe('S3Backend stuck requests (restic --stuck-request-timeout)', () => {
     new Promise<Response>((_, reject) => init.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }));
 
   it('abandons a request that gets no answer, as a retryable NETWORK error, after the stuck timeout', async () => {
-    const { be } = backend((_, init) => silent(init), { stuckTimeoutMs: 150 });
-    const t = Date.now();
-    const e = await caught(be.stat({ type: 'config', name: '' }));
-    expect(Date.now() - t).toBeGreaterThanOrEqual(140);
-    expect(Date.now() - t).toBeLessThan(1000);
+    const { be, seen } = backend((_, init) => silent(init), { stuckTimeoutMs: 150 });
+    const stat = track(be.stat({ type: 'config', name: '' }));
+    await requests(seen, 1);
+    await vi.advanceTimersByTimeAsync(149);
+    expect(stat.settled()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(stat.settled()).toBe(true);
+    const e = await caught(stat.result);
     expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['NETWORK', true]);
     expect((e as Error).message).toMatch(/HEAD config timed out \(no progress for 150 ms\)/);
   });
 
   it('abandons a body that stops half-way, and keeps one that trickles slowly but steadily', async () => {
     const stalls = backend((_, init) => new Response(trickle(init, 3, 20, false), { status: 200 }), { stuckTimeoutMs: 150 });
-    const e = await caught(stalls.be.load({ type: 'config', name: '' }));
+    const stalled = track(stalls.be.load({ type: 'config', name: '' }));
+    await requests(stalls.seen, 1);
+    // Its last byte comes at 60 ms: abandoned at 210, not before.
+    await vi.advanceTimersByTimeAsync(209);
+    expect(stalled.settled()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const e = await caught(stalled.result);
     expect(isCairnError(e) && [e.code, e.retryable]).toEqual(['NETWORK', true]);
     // 12 chunks 60 ms apart: 720 ms in all, never 150 ms without a byte.
     const slow = backend((_, init) => new Response(trickle(init, 12, 60, true), { status: 200 }), { stuckTimeoutMs: 150 });
-    const body = await slow.be.load({ type: 'config', name: '' });
+    const loading = track(slow.be.load({ type: 'config', name: '' }));
+    await requests(slow.seen, 1);
+    await vi.advanceTimersByTimeAsync(780);
+    expect(loading.settled()).toBe(true);
+    const body = await loading.result;
     expect(body.length).toBe(120);
     expect(body[119]).toBe(11);
   });
 
   it('gives an upload its bytes at the floor rate before its answer must start', async () => {
     const { h, data } = await testObject('data', 1, 1000);
-    const started: number[] = [];
-    const { be } = backend(
-      (_, init) => {
-        started.push(Date.now());
-        return silent(init);
-      },
-      { stuckTimeoutMs: 100, minBytesPerSecond: 4000 }, // 1000 bytes: 250 ms more
-    );
-    const e = await caught(be.save(h, data));
-    expect(isCairnError(e, 'NETWORK')).toBe(true);
-    expect(Date.now() - started[0]!).toBeGreaterThanOrEqual(340);
+    const { be, seen } = backend((_, init) => silent(init), { stuckTimeoutMs: 100, minBytesPerSecond: 4000 }); // 1000 bytes: 250 ms more
+    const save = track(be.save(h, data));
+    await requests(seen, 1);
+    await vi.advanceTimersByTimeAsync(349);
+    expect(save.settled()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(save.settled()).toBe(true);
+    expect(isCairnError(await caught(save.result), 'NETWORK')).toBe(true);
   });
 
   it('still reports the caller abort as ABORTED, at once', async () => {
     const ac = new AbortController();
-    const { be } = backend((_, init) => silent(init), { stuckTimeoutMs: 10_000 });
-    setTimeout(() => ac.abort(), 30);
-    const t = Date.now();
-    const e = await caught(be.stat({ type: 'config', name: '' }, { signal: ac.signal }));
-    expect(isCairnError(e, 'ABORTED')).toBe(true);
-    expect(Date.now() - t).toBeLessThan(500);
+    const { be, seen } = backend((_, init) => silent(init), { stuckTimeoutMs: 10_000 });
+    const stat = track(be.stat({ type: 'config', name: '' }, { signal: ac.signal }));
+    await requests(seen, 1);
+    ac.abort();
+    await vi.advanceTimersByTimeAsync(0); // no clock time passes
+    expect(stat.settled()).toBe(true);
+    expect(isCairnError(await caught(stat.result), 'ABORTED')).toBe(true);
   });
 
   it('retried with withRetry, a stuck attempt is followed by a fresh one that succeeds', async () => {
     const { be, seen } = backend((_, init, n) => (n === 1 ? silent(init) : new Response(new Uint8Array(7), { status: 200 })), { stuckTimeoutMs: 100 });
     const retrying = withRetry(be, { sleep: async () => {}, random: () => 0 });
-    expect((await retrying.load({ type: 'config', name: '' })).length).toBe(7);
+    const load = track(retrying.load({ type: 'config', name: '' }));
+    await requests(seen, 1);
+    await vi.advanceTimersByTimeAsync(100);
+    await requests(seen, 2);
+    expect((await load.result).length).toBe(7);
     expect(seen.length).toBe(2);
   });
 });
