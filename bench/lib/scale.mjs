@@ -92,7 +92,8 @@ export function scaleTools(cfg) {
   // Another cairn build to compare against (e.g. before a change): BENCH_CAIRN_BEFORE=<its cairn.mjs>.
   const before = process.env.BENCH_CAIRN_BEFORE;
   if (before) tools.push(cliTool('cairn-before', [process.execPath, before], [process.execPath, before]));
-  if (fs.existsSync(BORG) && process.env.BENCH_BORG !== '0') tools.push(borgTool());
+  if (process.env.BENCH_BORG === '0') notes.push('borg: left out (BENCH_BORG=0)');
+  else if (fs.existsSync(BORG)) tools.push(borgTool());
   else notes.push(`borg: not installed (${BORG}; apt-get install -y borgbackup)`);
   const versions = Object.fromEntries([
     ['restic', version(cfg.restic, ['version'])],
