@@ -18,6 +18,7 @@ import { evaluateGoals, renderMicro, renderTable, summarize } from './lib/report
 import { renderDedup, runDedup } from './lib/dedup.mjs';
 import { renderProfile, runProfile } from './lib/profile.mjs';
 import { nativeReferences } from './micro/native.mjs';
+import { renderScale, runScale, summarizeScale } from './lib/scale.mjs';
 
 const cfg = loadConfig();
 const started = Date.now();
@@ -263,16 +264,40 @@ async function main() {
     }
     save();
   }
+  if (cfg.sections.includes('scale')) {
+    const rows = [];
+    try {
+      result.scale = { rows };
+      const info = await runScale(cfg, {
+        drop,
+        log,
+        quietWait: Number(process.env.BENCH_QUIET_WAIT ?? 15),
+        record: (row) => {
+          rows.push(row);
+          result.scale.cells = summarizeScale(rows);
+          save();
+        },
+      });
+      result.scale = { ...info, rows, cells: summarizeScale(rows) };
+    } catch (e) {
+      result.scale = { error: e.message, rows };
+      log(`scale failed: ${e.stack ?? e}`);
+    }
+    save();
+  }
   result.durationS = Math.round((Date.now() - started) / 1000);
   const text =
-    renderTable({ cells: result.macro.cells, machine: result.machine, datasets, meta: result.meta, goals: result.goals, unavailable: result.unavailable }) +
-    '\n' +
+    (cfg.sections.includes('macro')
+      ? renderTable({ cells: result.macro.cells, machine: result.machine, datasets, meta: result.meta, goals: result.goals, unavailable: result.unavailable }) +
+        '\n'
+      : '') +
     renderDedup(result.dedup) +
     '\n' +
     renderMicro(result.micro) +
     '\n' +
     renderProfile(result.profile) +
-    '\n';
+    '\n' +
+    renderScale(result.scale);
   result.table = text;
   save(true);
   process.stdout.write('\n' + text);

@@ -6,7 +6,9 @@
 //   BENCH_TOOLS     comma list of restic,cairn,chromium                            default all
 //   BENCH_TARGETS   comma list of local,s3                                          default all
 //   BENCH_PHASES    comma list of open,backup,unchanged,changed,restore,check,check-subset,prune  default all
-//   BENCH_SECTIONS  comma list of macro,micro,dedup,profile                        default all
+//   BENCH_SECTIONS  comma list of macro,micro,dedup,profile,scale    default all but scale
+//   BENCH_SCALE_FILES, BENCH_SCALE_HOME_FILES, BENCH_SCALE_TREES, BENCH_SCALE_PHASES,
+//   BENCH_SCALE_DIR  the scale section (lib/scale.mjs)
 //   BENCH_DATA      where datasets (and scratch repositories) live        default bench/data
 //   BENCH_DROP_CACHES  1/0: drop the page cache before each timed command  default: if allowed
 //   BENCH_VERIFY    full (hash every file) | quick (names, sizes, mtimes)          default full
@@ -20,9 +22,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const BENCH = path.join(ROOT, 'bench');
 export const SHARED_BENCH = process.env.BENCH_SHARED ?? path.resolve(ROOT, '../shared/bench');
 
-const list = (name, all) => {
+const list = (name, all, dflt = all) => {
   const v = process.env[name];
-  if (!v) return all;
+  if (!v) return dflt;
   const got = v
     .split(',')
     .map((s) => s.trim().toLowerCase())
@@ -36,7 +38,9 @@ export const DATASETS = ['d1', 'd2', 'd3', 'd4'];
 export const TOOLS = ['restic', 'cairn', 'chromium'];
 export const TARGETS = ['local', 's3'];
 export const PHASES = ['open', 'backup', 'unchanged', 'changed', 'restore', 'zip', 'check', 'check-subset', 'prune'];
-export const SECTIONS = ['macro', 'micro', 'dedup', 'profile'];
+export const SECTIONS = ['macro', 'micro', 'dedup', 'profile', 'scale'];
+/** What runs without BENCH_SECTIONS: the scale section takes an hour or more at its default size. */
+const DEFAULT_SECTIONS = ['macro', 'micro', 'dedup', 'profile'];
 
 export function loadConfig() {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
@@ -45,6 +49,8 @@ export function loadConfig() {
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`BENCH_RUNS must be a positive integer`);
   const dataRoot = path.resolve(process.env.BENCH_DATA ?? path.join(BENCH, 'data'));
   const date = new Date().toISOString().slice(0, 10);
+  const sections = list('BENCH_SECTIONS', SECTIONS, DEFAULT_SECTIONS);
+  const what = sections.length === 1 && sections[0] === 'scale' ? `-scale-${process.env.BENCH_SCALE_FILES ?? 1_000_000}` : scale === 1 ? '' : `-s${scale}`;
   return {
     scale,
     runs,
@@ -52,13 +58,13 @@ export function loadConfig() {
     tools: list('BENCH_TOOLS', TOOLS),
     targets: list('BENCH_TARGETS', TARGETS),
     phases: list('BENCH_PHASES', PHASES),
-    sections: list('BENCH_SECTIONS', SECTIONS),
+    sections,
     dataRoot,
     dataDir: path.join(dataRoot, `s${scale}`),
     scratch: path.join(dataRoot, 'scratch'),
     dropCaches: process.env.BENCH_DROP_CACHES,
     verify: process.env.BENCH_VERIFY ?? 'full',
-    out: path.resolve(process.env.BENCH_OUT ?? path.join(BENCH, 'results', `${date}${scale === 1 ? '' : `-s${scale}`}.json`)),
+    out: path.resolve(process.env.BENCH_OUT ?? path.join(BENCH, 'results', `${date}${what}.json`)),
     s3Dir: process.env.BENCH_S3_DIR,
     chromium: process.env.BENCH_CHROMIUM ?? '/usr/bin/chromium',
     restic: process.env.BENCH_RESTIC ?? '/usr/bin/restic',

@@ -5,12 +5,11 @@
 import fs from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
-import { closeSync, fstatSync, openSync, read as readCb, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, read as readCb, readFileSync, readlinkSync, type BigIntStats } from 'node:fs';
 import { CairnError } from '../../core/errors';
 import { GoTime } from '../../core/data/go-time';
 import { goFileModeFromUnix, nodeTypeFromGoFileMode, RESTIC_MODE_MASK } from '../../core/data/file-mode';
 import { unlistable, type FileContentReader, type SourceEntry, type SourceFS } from '../../core/archiver/source';
-import { mapLimit } from '../../core/concurrency/concurrency';
 
 const PIECE = 1 << 20;
 
@@ -54,12 +53,37 @@ export function sourceError(p: string, e: unknown): CairnError {
  * its atime, so a real one would make every backup's trees new (0.14 stored it).
  */
 export async function nodeEntry(p: string, withAtime = false): Promise<SourceEntry> {
-  let st: import('node:fs').BigIntStats;
+  let st: BigIntStats;
   try {
     st = await fs.lstat(p, { bigint: true });
   } catch (e) {
     throw sourceError(p, e);
   }
+  const entry = entryOf(p, st, withAtime);
+  if (entry.node.type === 'symlink') entry.node.linkTarget = await fs.readlink(p).catch(() => '');
+  return entry;
+}
+
+/** The same, synchronously: a listing lstats its entries one after the other, as restic does. */
+function nodeEntrySync(p: string, withAtime: boolean): SourceEntry {
+  let st: BigIntStats;
+  try {
+    st = lstatSync(p, { bigint: true });
+  } catch (e) {
+    throw sourceError(p, e);
+  }
+  const entry = entryOf(p, st, withAtime);
+  if (entry.node.type === 'symlink') {
+    try {
+      entry.node.linkTarget = readlinkSync(p);
+    } catch {
+      entry.node.linkTarget = '';
+    }
+  }
+  return entry;
+}
+
+function entryOf(p: string, st: BigIntStats, withAtime: boolean): SourceEntry {
   users ??= idNames('/etc/passwd');
   groups ??= idNames('/etc/group');
   const mode = (goFileModeFromUnix(Number(st.mode)) & RESTIC_MODE_MASK) >>> 0;
@@ -67,6 +91,7 @@ export async function nodeEntry(p: string, withAtime = false): Promise<SourceEnt
   const uid = Number(st.uid),
     gid = Number(st.gid);
   const size = type === 'file' ? Number(st.size) : 0;
+  const mtime = localTime(st.mtimeNs);
   const entry: SourceEntry = {
     path: p,
     size,
@@ -75,8 +100,8 @@ export async function nodeEntry(p: string, withAtime = false): Promise<SourceEnt
       name: path.basename(p),
       type,
       mode,
-      mtime: localTime(st.mtimeNs),
-      atime: localTime(withAtime ? st.atimeNs : st.mtimeNs),
+      mtime,
+      atime: withAtime ? localTime(st.atimeNs) : mtime,
       ctime: localTime(st.ctimeNs),
       uid,
       gid,
@@ -89,10 +114,12 @@ export async function nodeEntry(p: string, withAtime = false): Promise<SourceEnt
       size: type === 'file' ? size : undefined,
     },
   };
-  if (type === 'symlink') entry.node.linkTarget = await fs.readlink(p).catch(() => '');
   if (type === 'dev' || type === 'chardev') entry.node.device = st.rdev;
   return entry;
 }
+
+/** Entries lstat'ed between two turns of the event loop (the savers' messages wait meanwhile). */
+const LSTAT_BATCH = 512;
 
 /** The file system as the archiver reads it; `withAtime` records real access times (restic --with-atime). */
 export function nodeSource(opts: { withAtime?: boolean } = {}): SourceFS {
@@ -106,15 +133,18 @@ export function nodeSource(opts: { withAtime?: boolean } = {}): SourceFS {
       } catch (e) {
         throw unlistable(dir.path, sourceError(dir.path, e).message, e);
       }
+      // Synchronous lstat: ~20× less CPU per entry than a promise through libuv's pool, which
+      // is what a folder of 200 000 small files costs most on the coordinator.
       const out: SourceEntry[] = [];
-      await mapLimit(names, 16, async (name) => {
-        const p = path.join(dir.path, name);
+      for (let i = 0; i < names.length; i++) {
+        const p = path.join(dir.path, names[i]!);
         try {
-          out.push(await entry(p));
+          out.push(nodeEntrySync(p, opts.withAtime ?? false));
         } catch (e) {
           onError(p, e);
         }
-      });
+        if (i % LSTAT_BATCH === LSTAT_BATCH - 1) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       return out;
     },
     components: (p) => path.resolve(p).split(path.sep).filter(Boolean),

@@ -27,7 +27,7 @@ import { WarningLog } from './warnings';
 
 const text = (s: string) => new TextEncoder().encode(s);
 
-function walker(repo: Repository, src: MemSource, exclude?: (p: string) => boolean) {
+function walker(repo: Repository, src: MemSource, exclude?: (p: string) => boolean, filesInFlight?: number) {
   const registry = new BlobRegistry(repo.index);
   const stats = new BackupStats();
   const progress = new ProgressTracker('x');
@@ -61,6 +61,7 @@ function walker(repo: Repository, src: MemSource, exclude?: (p: string) => boole
     warn: warnings.warn,
     exclude,
     onItem: (i) => items.push(i),
+    filesInFlight,
   });
   const finish = async () => (await pool.flush(), await trees.flush());
   return { w, stats, items, warnings, finish };
@@ -148,5 +149,39 @@ describe('SourceWalker', () => {
     await repo.loadIndex();
     const src = new MemSource({});
     await expect(walker(repo, src).w.root(buildTargetTree(src, ['/gone']), undefined)).rejects.toMatchObject({ code: 'SNAPSHOT_EMPTY' });
+  });
+
+  it('keeps at most filesInFlight files of a large folder started, and lists sibling folders one after the other', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const many = (n: number, tag: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${tag}${i}.txt`, { data: text(`${tag}${i}`) }]));
+    const src = new MemSource({ d: { a: many(40, 'a'), b: many(40, 'b'), c: many(40, 'c') } });
+    let listing = 0;
+    let maxListing = 0;
+    const readDir = src.readDir.bind(src);
+    src.readDir = async (dir, onError) => {
+      maxListing = Math.max(maxListing, ++listing);
+      await new Promise((r) => setTimeout(r, 5));
+      listing--;
+      return readDir(dir, onError);
+    };
+    let started = 0;
+    let maxStarted = 0;
+    // exclude is asked as each entry starts; onItem reports each file once done.
+    const exclude = (p: string) => {
+      if (p.endsWith('.txt')) maxStarted = Math.max(maxStarted, ++started);
+      return false;
+    };
+    const t = walker(repo, src, exclude, 4);
+    const onItem = t.items.push.bind(t.items);
+    t.items.push = (...xs: CompletedItem[]) => {
+      for (const x of xs) if (x.type === 'file') started--;
+      return onItem(...xs);
+    };
+    const root = await t.w.root(buildTargetTree(src, ['/d']), undefined);
+    await t.finish();
+    expect((await names(repo, root.subtree!)).filter((n) => n.endsWith('.txt'))).toHaveLength(120);
+    expect(maxStarted).toBeLessThanOrEqual(4);
+    expect(maxListing).toBe(1);
   });
 });

@@ -14,6 +14,7 @@ import { isUnlistable, type SourceEntry, type SourceFS } from './source';
 import type { TargetDir } from './targets';
 import type { TreeSaver } from './tree-saver';
 import { CairnError, throwIfAborted } from '../errors';
+import { Semaphore } from '../backend/limit';
 
 export interface SourceWalkerDeps {
   source: SourceFS;
@@ -27,14 +28,21 @@ export interface SourceWalkerDeps {
   /** Leaves an entry (and everything under it) out. */
   exclude?: (path: string, entry: SourceEntry) => boolean;
   onItem?: (item: CompletedItem) => void;
+  /** Files being saved at once (default FILES_IN_FLIGHT). */
+  filesInFlight?: number;
   signal?: AbortSignal;
 }
 
+/** Files being saved at once, over the whole walk (each holds its entry, a few promises and a slot in some folder's loop). */
+const FILES_IN_FLIGHT = 512;
+
 export class SourceWalker {
   readonly #d: SourceWalkerDeps;
+  readonly #slots: Semaphore;
 
   constructor(deps: SourceWalkerDeps) {
     this.#d = deps;
+    this.#slots = new Semaphore(deps.filesInFlight ?? FILES_IN_FLIGHT);
   }
 
   /** Saves the targets' skeleton and everything below it; resolves to the root node (its subtree: the snapshot's tree). */
@@ -104,34 +112,97 @@ export class SourceWalker {
     return { ...entry.node, content: null, subtree: tree.id };
   }
 
-  /** Saves a directory's entries concurrently; the nodes of those kept, in listing order. */
-  async #children(children: SourceEntry[], oldByName: Map<string, Node>): Promise<Node[]> {
-    const scheduler = this.#d.scheduler;
-    // Queued last to first: the newest waiter goes first, so the first subdirectory is walked first.
-    const pending: Promise<Node | undefined>[] = new Array(children.length);
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i]!;
-      let waiting = child.node.type === 'file'; // counted in filesWaiting when listed
-      const started = () => {
-        if (!waiting) return;
-        waiting = false;
-        scheduler.fileStarted();
-      };
-      pending[i] = this.#entry(child, oldByName.get(child.node.name), started).then(
-        (n) => (started(), n),
+  /**
+   * Saves a directory's entries; the nodes of those kept, in listing order. Entries start in
+   * listing order, a file only once the walk has a slot for it, so a folder of 200 000 files
+   * holds a promise for at most FILES_IN_FLIGHT of them (restic blocks its walker on the
+   * savers the same way). Subdirectories are listed one after the other, each in its turn,
+   * beside the files: siblings never all list at once, and the files of this folder never wait
+   * for a sibling's listing. Once an entry is started, this folder forgets its listing entry.
+   */
+  async #children(listed: SourceEntry[], oldByName: Map<string, Node>): Promise<Node[]> {
+    const children: (SourceEntry | undefined)[] = listed;
+    const nodes: (Node | undefined)[] = new Array(children.length);
+    const running = new Set<Promise<void>>();
+    let failure: { e: unknown } | undefined;
+    const track = (i: number, p: Promise<Node | undefined>) => {
+      const r = p.then((n) => void (nodes[i] = n));
+      running.add(r);
+      r.then(
+        () => running.delete(r),
         (e) => {
-          started();
-          scheduler.fail(e);
-          throw e;
+          running.delete(r);
+          failure ??= { e };
+          this.#d.scheduler.fail(e);
         },
       );
+    };
+    let listings: Promise<unknown> = Promise.resolve();
+    let i = 0;
+    for (; i < children.length && !failure; i++) {
+      const child = children[i]!;
+      children[i] = undefined;
+      const old = oldByName.get(child.node.name);
+      if (child.node.type === 'dir') {
+        const sub = this.#subdir(child, old, listings);
+        listings = sub.listed;
+        track(i, sub.node);
+      } else if (child.node.type === 'file') {
+        if (!(await this.#acquire())) break;
+        track(i, this.#file(child, old));
+      } else
+        track(
+          i,
+          this.#entry(child, old, () => {}),
+        );
     }
-    const nodes: Node[] = [];
-    for (const r of await Promise.allSettled(pending)) {
-      if (r.status === 'rejected') throw scheduler.failure?.e ?? r.reason;
-      if (r.value) nodes.push(r.value);
+    while (running.size > 0) await Promise.allSettled(running);
+    // Stopped early: this walk failed, here or elsewhere; the first failure is what surfaces.
+    if (failure || i < children.length) throw this.#d.scheduler.failure?.e ?? failure?.e;
+    return nodes.filter((n): n is Node => n !== undefined);
+  }
+
+  /** A slot for one more file in flight; false once the walk failed (the slot is not taken). */
+  async #acquire(): Promise<boolean> {
+    if (!this.#slots.tryAcquire()) {
+      try {
+        await this.#slots.acquire(this.#d.signal);
+      } catch (e) {
+        this.#d.scheduler.fail(e); // cancelled
+        return false;
+      }
     }
-    return nodes;
+    if (!this.#d.scheduler.failure) return true;
+    this.#slots.release();
+    return false;
+  }
+
+  /** A file of a listed folder, in one of the walk's slots; it counts as listed and waiting until a saver takes it. */
+  #file(entry: SourceEntry, old: Node | undefined): Promise<Node | undefined> {
+    const scheduler = this.#d.scheduler;
+    let waiting = true;
+    const started = () => {
+      if (!waiting) return;
+      waiting = false;
+      scheduler.fileStarted();
+    };
+    return this.#entry(entry, old, started).finally(() => {
+      started();
+      this.#slots.release();
+    });
+  }
+
+  /** A subdirectory: listed in its turn once `after` (the previous sibling's listing) is done, then walked. */
+  #subdir(entry: SourceEntry, old: Node | undefined, after: Promise<unknown>): { listed: Promise<unknown>; node: Promise<Node | undefined> } {
+    const d = this.#d;
+    if (d.exclude?.(entry.path, entry)) return { listed: after, node: Promise.resolve(undefined) };
+    const oldDir = old?.type === 'dir' ? old : undefined;
+    const listing = after.then(() => {
+      throwIfAborted(d.signal);
+      return d.scheduler.turn(() => this.#list(entry, oldDir));
+    });
+    const node = listing.then((l) => l && this.#dir(entry, l[0], oldDir, l[1]));
+    return { listed: listing.catch(() => {}), node };
   }
 
   /** A target is saved whole (a warning if it cannot be read); an intermediate component holds only the next one. */
