@@ -59,7 +59,7 @@ export const COMMANDS: Record<string, Command> = {
   diff,
   dump,
   tag,
-  generate,
+  generate: { ...generate, run: (ctx) => generate.run(ctx, COMMANDS) },
   forget,
   prune,
   copy,

@@ -13,7 +13,7 @@
 
 import type { ErrorCode } from '../core/errors';
 import type { ProgressSnapshot } from '../core/progress';
-import type { SnapshotSummary } from '../core/data/snapshot-summary';
+import type { SnapshotSummary } from '../core/data/snapshot-struct';
 import type { RepositoryToolsApi, RestorePatterns } from './tools-api';
 import type { Sha256Choice } from './sha256-choice';
 import type { AesChoice } from './aes-choice';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { checkLayers, importsOf } from './layers';
+import { checkLayers, importCircles, importsOf } from './layers';
 
 const ROOT = join(import.meta.dirname, '../..');
 const LAYERS = ['core', 'workers', 'web', 'cli', 'sw'];
@@ -37,6 +37,9 @@ describe('layer rules', () => {
     ['web/components/A.svelte', '<script lang="ts">\n  import { engine } from \'../lib/engine\';\n</script>', 'components do not call the engine'],
     ['web/components/A.svelte', '<script lang="ts">\n  import { formatBytes } from \'../../core/progress\';\n</script>', 'components import only types'],
     ['sw/a.ts', "import { x } from '../core/id';", 'sw/ stands alone'],
+    ['workers/engine/a.ts', "import { seededBytes } from '../../test/helpers/fault-backend';", 'product code imports nothing from test/'],
+    ['cli/a.ts', "import { fake } from './testing/fake';", 'product code imports nothing from test/ or a testing module'],
+    ['core/backend/suite.ts', "import { describe } from 'vitest';", 'only tests import vitest'],
   ])('catch a deliberate break: %s importing %j', (file, source, rule) => {
     const v = checkLayers(new Map([[file, source]]));
     expect(v).toHaveLength(1);
@@ -54,6 +57,22 @@ describe('layer rules', () => {
     ['workers/engine/a.ts', "import { CairnError } from '../../core/errors';"],
   ])('allow what the rules allow: %s', (file, source) => {
     expect(checkLayers(new Map([[file, source]]))).toEqual([]);
+  });
+
+  it('find no import circle in cli/ or core/', () => {
+    expect(importCircles(sources(), ['cli', 'core'])).toEqual([]);
+  });
+
+  it('catch a deliberate circle, type-only imports included, and leave tests out', () => {
+    const files = new Map([
+      ['core/x/a.ts', "import { b } from './b';"],
+      ['core/x/b.ts', "import type { C } from '../y';"],
+      ['core/y/index.ts', "export { a } from '../x/a';"],
+      ['core/x/c.ts', "import { a } from './a';"],
+      ['core/x/a.test.ts', "import { c } from './c';"],
+    ]);
+    expect(importCircles(files, ['core'])).toEqual([['core/x/a.ts', 'core/x/b.ts', 'core/y/index.ts']]);
+    expect(importCircles(files, ['cli'])).toEqual([]);
   });
 
   it('reads every kind of import, with its line', () => {
