@@ -104,10 +104,6 @@ export interface EngineError {
   detail?: Record<string, unknown>;
 }
 
-export function isEngineError(e: unknown): e is EngineError {
-  return typeof e === 'object' && e !== null && typeof (e as EngineError).code === 'string' && typeof (e as EngineError).message === 'string';
-}
-
 // ---- browsing -------------------------------------------------------------------------------
 
 /** The snapshot's summary with its times as RFC 3339 strings (GoTime does not cross threads). */
