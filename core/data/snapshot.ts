@@ -1,4 +1,4 @@
-// Snapshot files (restic-format.md §8): Go struct order and omitempty rules as restic writes
+// Snapshot files (docs/restic-format.md §8): Go struct order and omitempty rules as restic writes
 // them with json.Marshal (compact, no trailing newline). program_version and summary are
 // restic 0.17+; older restic ignores them, so they are written whenever set. Fields other
 // tools add (rustic: label, description, delete, …) are kept in `unknown` on read.

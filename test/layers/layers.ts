@@ -1,4 +1,4 @@
-// The layer rules of ../shared/STYLE.md as data, and a checker over import statements:
+// The layer rules of docs/architecture.md as data, and a checker over import statements:
 //   core/     imports nothing outside core/ (tests may use test/ helpers and Node), and no
 //             package but the WebAssembly libraries it wraps
 //   workers/  imports core/ and itself, never web/, cli/ or sw/
