@@ -1,7 +1,7 @@
 // `npm run bench`: Cairn against restic 0.14, side by side, in one run (issue 5).
 // Settings come from the environment (bench/lib/config.mjs, bench/README.md): BENCH_SCALE,
 // BENCH_RUNS, BENCH_DATASETS, BENCH_TOOLS, BENCH_TARGETS, BENCH_PHASES, BENCH_SECTIONS, …
-// Progress goes to stderr; the table to stdout; everything to bench/results/<date>.json.
+// Progress goes to stderr; the table to stdout; everything to bench/results/ (a file named by what it measures: lib/config.mjs resultName).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

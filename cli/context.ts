@@ -29,7 +29,7 @@ export interface Opened {
 }
 
 /** How long releasing a lock may take once the command was interrupted (the server may be the thing that hangs). */
-export const RELEASE_AFTER_INTERRUPT_MS = 700;
+const RELEASE_AFTER_INTERRUPT_MS = 700;
 
 /** Locks this process holds, so an interrupt that cannot wait for a command to end can still remove them. */
 const heldLocks = new Set<Lock>();

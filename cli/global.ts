@@ -90,7 +90,7 @@ function verbosityOf(quiet: boolean, verbose: number): number {
 }
 
 /** restic's default stuck-request timeout (internal/backend/http_transport.go). */
-export const DEFAULT_STUCK_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_STUCK_TIMEOUT_MS = 5 * 60_000;
 
 function stuckTimeout(flag: string | undefined): number {
   if (flag === undefined) return DEFAULT_STUCK_TIMEOUT_MS;

@@ -17,7 +17,7 @@ export interface CommandInfo {
 const flagValueName: Record<FlagSpec['type'], string> = { bool: '', count: 'n', string: 'string', strings: 'stringArray', int: 'int' };
 
 /** pflag's FlagUsages: `  -x, --name type   help`, the help column aligned over the whole set. */
-export function flagLines(flags: FlagSpecs): string {
+function flagLines(flags: FlagSpecs): string {
   const rows = Object.entries(flags)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, s]) => {

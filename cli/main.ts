@@ -43,7 +43,7 @@ export interface Command {
   run(ctx: Context): Promise<number>;
 }
 
-export const COMMANDS: Record<string, Command> = {
+const COMMANDS: Record<string, Command> = {
   init,
   backup,
   snapshots,
@@ -59,7 +59,7 @@ export const COMMANDS: Record<string, Command> = {
   diff,
   dump,
   tag,
-  generate,
+  generate: { ...generate, run: (ctx) => generate.run(ctx, COMMANDS) },
   forget,
   prune,
   copy,
@@ -67,7 +67,7 @@ export const COMMANDS: Record<string, Command> = {
   repair,
 };
 
-export const VERSION = '0.1.0';
+const VERSION = '0.1.0';
 
 /** Index of the command word: the first argument that is neither a flag nor a global flag's value. */
 function commandIndex(argv: string[]): number {
@@ -94,7 +94,7 @@ function commandIndex(argv: string[]): number {
 }
 
 /** How long an interrupted command may take to stop before its locks are removed and the process exits anyway. */
-export const INTERRUPT_GRACE_MS = 1800;
+const INTERRUPT_GRACE_MS = 1800;
 
 /**
  * Ctrl-C / SIGTERM (restic's cleanup handlers): the first cancels the command, which stops its

@@ -18,7 +18,7 @@ export function formatLocalTime(t: GoTime): string {
 }
 
 /** The node's FileMode with its type bits (restic adds them from the node type when printing). */
-export function typedMode(n: Node): number {
+function typedMode(n: Node): number {
   const perm = n.mode ?? 0;
   if (n.type === 'irregular') return perm;
   return (goFileModeFor(n.type, 0) | perm) >>> 0;

@@ -3,7 +3,6 @@
 
 import { CairnError, serializeError } from '../core/errors';
 import { formatBytes } from '../core/progress';
-import type { GoTime } from '../core/data/go-time';
 
 export interface Out {
   stdout: (s: string) => void;
@@ -38,11 +37,6 @@ export function table(headers: string[], rows: string[][], footer?: string): str
   out += rule + '\n';
   if (footer) out += footer + '\n';
   return out;
-}
-
-/** restic's "2006-01-02 15:04:05" in the snapshot's own zone. */
-export function formatTime(t: GoTime): string {
-  return t.format().slice(0, 19).replace('T', ' ');
 }
 
 export { formatBytes };

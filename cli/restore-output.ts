@@ -34,7 +34,7 @@ export function resultState(r: RestoreResult): RestoreState {
   };
 }
 
-export function stateOf(p: ProgressSnapshot): RestoreState {
+function stateOf(p: ProgressSnapshot): RestoreState {
   const x = (k: string) => p.extra[k] ?? 0;
   return {
     filesTotal: x(PROGRESS_KEYS.items),
@@ -65,7 +65,7 @@ function counters(s: RestoreState) {
 }
 
 /** restic's statusUpdate (percent_done is always there). */
-export function statusMessage(p: ProgressSnapshot): string {
+function statusMessage(p: ProgressSnapshot): string {
   const s = stateOf(p);
   const percent_done = s.bytesTotal > 0 ? s.bytesWritten / s.bytesTotal : 0;
   const { seconds_elapsed, ...rest } = omitZero({ seconds_elapsed: Math.floor(p.elapsedMs / 1000), ...counters(s) });
@@ -94,7 +94,7 @@ export function summaryLine(s: RestoreState, seconds: number): string {
 }
 
 /** restic's text Update (on a terminal only). */
-export function statusLine(p: ProgressSnapshot): string {
+function statusLine(p: ProgressSnapshot): string {
   const s = stateOf(p);
   const percent = s.bytesTotal > 0 ? `${((100 * s.bytesWritten) / s.bytesTotal).toFixed(2)}%` : '';
   let line = `[${formatDuration(p.elapsedMs / 1000)}] ${percent}  ${s.filesFinished} files/dirs ${formatBytes(s.bytesWritten)}, total ${s.filesTotal} files/dirs ${formatBytes(s.bytesTotal)}`;

@@ -21,7 +21,7 @@ export interface TableRow {
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** Go's t.Local().Format("2006-01-02 15:04:05"). */
-export function formatLocalTime(t: GoTime): string {
+function formatLocalTime(t: GoTime): string {
   const d = new Date(t.unixMillis());
   return `${String(d.getFullYear()).padStart(4, '0')}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
 }

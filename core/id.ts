@@ -54,10 +54,6 @@ export async function hashID(data: Uint8Array): Promise<ID> {
   return toHex(await primitives().sha256(data));
 }
 
-export function shortID(id: ID): string {
-  return id.slice(0, 8);
-}
-
 /** A fresh random 32-byte ID (repository ID). */
 export function randomID(): ID {
   return toHex(primitives().randomBytes(32));

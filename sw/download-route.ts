@@ -6,7 +6,7 @@
 
 /// <reference lib="webworker" />
 
-export const DOWNLOAD_MARK = '/__cairn/download/';
+const DOWNLOAD_MARK = '/__cairn/download/';
 
 interface Pending {
   port: MessagePort;
@@ -20,7 +20,7 @@ type EngineChunk = { type: 'chunks'; list: Uint8Array[] } | { type: 'end' } | { 
 const pending = new Map<string, Pending>();
 
 /** Content-Disposition with an ASCII fallback and the exact UTF-8 name (RFC 6266 / 5987). */
-export function contentDisposition(filename: string): string {
+function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
   const utf8 = encodeURIComponent(filename).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
   return `attachment; filename="${ascii}"; filename*=UTF-8''${utf8}`;

@@ -38,7 +38,7 @@ export function reminderText(r: Reminder, now: number): { title: string; body: s
 }
 
 /** Reads the page's reminder list from its database without ever creating or upgrading it. */
-export async function readPrefs(keys: string[]): Promise<unknown[]> {
+async function readPrefs(keys: string[]): Promise<unknown[]> {
   const db = await new Promise<IDBDatabase | undefined>((resolve) => {
     const req = indexedDB.open('cairn-ui');
     // No database yet: do not create one (the page's own upgrade must make it).
@@ -65,7 +65,7 @@ export async function readPrefs(keys: string[]): Promise<unknown[]> {
   }
 }
 
-export async function writePref(key: string, value: unknown): Promise<void> {
+async function writePref(key: string, value: unknown): Promise<void> {
   const db = await new Promise<IDBDatabase | undefined>((resolve) => {
     const req = indexedDB.open('cairn-ui');
     req.onupgradeneeded = () => req.transaction?.abort();

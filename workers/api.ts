@@ -13,7 +13,7 @@
 
 import type { ErrorCode } from '../core/errors';
 import type { ProgressSnapshot } from '../core/progress';
-import type { SnapshotSummary } from '../core/data/snapshot-summary';
+import type { SnapshotSummary } from '../core/data/snapshot-struct';
 import type { RepositoryToolsApi, RestorePatterns } from './tools-api';
 import type { Sha256Choice } from './sha256-choice';
 import type { AesChoice } from './aes-choice';
@@ -102,10 +102,6 @@ export interface EngineError {
   retryable: boolean;
   /** Structured facts (path, pack, blob, HTTP status …), for logs and precise messages. */
   detail?: Record<string, unknown>;
-}
-
-export function isEngineError(e: unknown): e is EngineError {
-  return typeof e === 'object' && e !== null && typeof (e as EngineError).code === 'string' && typeof (e as EngineError).message === 'string';
 }
 
 // ---- browsing -------------------------------------------------------------------------------

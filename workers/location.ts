@@ -14,7 +14,7 @@ import { locationKey } from './location-key';
 
 export { locationKey };
 
-export const OPFS_REPOS_DIR = 'cairn-repos';
+const OPFS_REPOS_DIR = 'cairn-repos';
 
 export function describeLocation(loc: RepoLocation): string {
   if (loc.kind === 's3')
@@ -44,15 +44,6 @@ async function opfsRepoDir(name: string, create: boolean): Promise<FileSystemDir
       throw new CairnError('NOT_A_REPOSITORY', `no repository named ${JSON.stringify(name)} in this browser`, { op: 'open' });
     throw e;
   }
-}
-
-/** The directory handles of the OPFS repositories in this browser. */
-export async function listOpfsRepositories(): Promise<string[]> {
-  const root = await navigator.storage.getDirectory();
-  const repos = await root.getDirectoryHandle(OPFS_REPOS_DIR, { create: true });
-  const out: string[] = [];
-  for await (const h of repos.values()) if (h.kind === 'directory') out.push(h.name);
-  return out.sort();
 }
 
 function signerFor(loc: S3Location, auth: S3Auth): UrlSigner {

@@ -12,7 +12,7 @@
 //   BENCH_DATA      where datasets (and scratch repositories) live        default bench/data
 //   BENCH_DROP_CACHES  1/0: drop the page cache before each timed command  default: if allowed
 //   BENCH_VERIFY    full (hash every file) | quick (names, sizes, mtimes)          default full
-//   BENCH_OUT       result file                      default bench/results/<date>[-s<scale>].json
+//   BENCH_OUT       result file                      default bench/results/<what it measures>-<date>.json (resultName)
 //   BENCH_S3_DIR    reuse a running radosgw (its directory from scripts/s3/start.sh)
 //   BENCH_CHROMIUM  path of the Chromium binary                         default /usr/bin/chromium
 import path from 'node:path';
@@ -42,6 +42,19 @@ export const SECTIONS = ['macro', 'micro', 'dedup', 'profile', 'scale'];
 /** What runs without BENCH_SECTIONS: the scale section takes an hour or more at its default size. */
 const DEFAULT_SECTIONS = ['macro', 'micro', 'dedup', 'profile'];
 
+/**
+ * A result file's name says what it measures: phases (`all-phases` for all), extra sections,
+ * datasets, tools, targets, the scale when not 1 (git ignores those: ../.gitignore), the date.
+ * A variant the configuration does not show (a knob, a build) goes into BENCH_OUT by hand,
+ * after the tools: `backup-d2-chromium-handle-local-2026-11-30.json`.
+ */
+export function resultName(c, date) {
+  const phases = c.phases.length === PHASES.length ? ['all-phases'] : c.phases;
+  const sections = c.sections.filter((s) => s !== 'macro');
+  const scale = c.scale === 1 ? [] : [`s${c.scale}`];
+  return [...phases, ...sections, ...c.datasets, ...c.tools, ...c.targets, ...scale, date].join('-') + '.json';
+}
+
 export function loadConfig() {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
   if (!(scale > 0 && scale <= 1)) throw new Error(`BENCH_SCALE must be in (0, 1], got ${process.env.BENCH_SCALE}`);
@@ -50,21 +63,27 @@ export function loadConfig() {
   const dataRoot = path.resolve(process.env.BENCH_DATA ?? path.join(BENCH, 'data'));
   const date = new Date().toISOString().slice(0, 10);
   const sections = list('BENCH_SECTIONS', SECTIONS, DEFAULT_SECTIONS);
-  const what = sections.length === 1 && sections[0] === 'scale' ? `-scale-${process.env.BENCH_SCALE_FILES ?? 1_000_000}` : scale === 1 ? '' : `-s${scale}`;
-  return {
+  const onlyScale = sections.length === 1 && sections[0] === 'scale';
+  const measured = {
     scale,
-    runs,
     datasets: list('BENCH_DATASETS', DATASETS),
     tools: list('BENCH_TOOLS', TOOLS),
     targets: list('BENCH_TARGETS', TARGETS),
     phases: list('BENCH_PHASES', PHASES),
     sections,
+  };
+  return {
+    ...measured,
+    runs,
     dataRoot,
     dataDir: path.join(dataRoot, `s${scale}`),
     scratch: path.join(dataRoot, 'scratch'),
     dropCaches: process.env.BENCH_DROP_CACHES,
     verify: process.env.BENCH_VERIFY ?? 'full',
-    out: path.resolve(process.env.BENCH_OUT ?? path.join(BENCH, 'results', `${date}${what}.json`)),
+    out: path.resolve(
+      process.env.BENCH_OUT ??
+        path.join(BENCH, 'results', onlyScale ? `scale-${process.env.BENCH_SCALE_FILES ?? 1_000_000}-files-${date}.json` : resultName(measured, date)),
+    ),
     s3Dir: process.env.BENCH_S3_DIR,
     chromium: process.env.BENCH_CHROMIUM ?? '/usr/bin/chromium',
     restic: process.env.BENCH_RESTIC ?? '/usr/bin/restic',

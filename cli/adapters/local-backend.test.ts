@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FILE_TYPES, type Handle } from '../../core/backend/backend';
-import { backendConformanceSuite, expectBytes, expectCode, listAll, testObject } from '../../core/backend/conformance';
+import { backendConformanceSuite, expectBytes, expectCode, listAll, testObject } from '../../test/helpers/backend-conformance';
 import { LocalBackend } from './local-backend';
 
 const run = promisify(execFile);

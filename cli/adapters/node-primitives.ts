@@ -12,7 +12,7 @@ const POOL_SIZE = 4096;
 const pool = new Uint8Array(POOL_SIZE);
 let poolAt = POOL_SIZE;
 
-export const nodePrimitives: Primitives = {
+const nodePrimitives: Primitives = {
   async sha256(data) {
     return u8(nodeCrypto.createHash('sha256').update(data).digest());
   },

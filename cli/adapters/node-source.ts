@@ -34,7 +34,7 @@ function localTime(ns: bigint): GoTime {
   return GoTime.fromUnixNanos(ns, -new Date(ms).getTimezoneOffset() * 60);
 }
 
-export function sourceError(p: string, e: unknown): CairnError {
+function sourceError(p: string, e: unknown): CairnError {
   const code = (e as NodeJS.ErrnoException).code;
   const why =
     code === 'ENOENT'
@@ -164,7 +164,7 @@ const NOATIME = fsConstants.O_NOATIME ?? 0;
 const OPEN_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW;
 
 /** Opens `p` for reading, refusing anything that is no longer a regular file (restic: MakeReadable, then fstat). */
-export function openRegular(p: string): number {
+function openRegular(p: string): number {
   let fd: number;
   try {
     fd = openSync(p, OPEN_FLAGS | NOATIME);

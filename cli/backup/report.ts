@@ -37,7 +37,7 @@ export function itemPrinter(r: ReportStyle): ((i: CompletedItem) => void) | unde
   return (i) => r.out.stdout(itemLine(i) + '\n');
 }
 
-export function itemLine(i: CompletedItem): string {
+function itemLine(i: CompletedItem): string {
   const secs = (i.durationMs / 1000).toFixed(3);
   const s = i.stats;
   if (i.action === 'unchanged') return `unchanged ${i.path}`;

@@ -72,7 +72,7 @@ function exists(p: string): boolean {
 export type ReadInput = (file: string) => Uint8Array;
 
 /** Reads a list file, or standard input for `-`. */
-export const readInput: ReadInput = (file) => new Uint8Array(fs.readFileSync(file === '-' ? 0 : file));
+const readInput: ReadInput = (file) => new Uint8Array(fs.readFileSync(file === '-' ? 0 : file));
 
 /** `warn` is told of each target left out, naming it as `item`. */
 export function collectTargets(src: TargetSources, warn: (msg: string, item?: string) => void, read: ReadInput = readInput): Targets {

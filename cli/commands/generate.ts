@@ -4,7 +4,7 @@ import { CairnError } from '../../core/errors';
 import type { FlagSpecs } from '../args';
 import type { Context } from '../context';
 import { bashCompletion, manPages, zshCompletion } from '../completion';
-import { COMMANDS } from '../main';
+import type { CommandInfo } from '../help';
 
 export const summary = 'Generate manual pages and auto-completion files (bash, zsh)';
 export const usage = '[flags]';
@@ -32,7 +32,8 @@ function write(file: string, text: string): void {
   }
 }
 
-export async function run(ctx: Context): Promise<number> {
+/** `commands`: the CLI's command table, which main.ts hands in (it holds this command too). */
+export async function run(ctx: Context, commands: Record<string, CommandInfo>): Promise<number> {
   const f = ctx.p.flags;
   const bash = f['bash-completion'] as string | undefined;
   const zsh = f['zsh-completion'] as string | undefined;
@@ -40,16 +41,16 @@ export async function run(ctx: Context): Promise<number> {
   if (!bash && !zsh && !man) throw new CairnError('USAGE', 'nothing to do, please specify at least one output file/dir');
   if (bash) {
     if (!ctx.g.quiet) ctx.out.stdout('writing bash completion file to ' + bash + '\n');
-    write(bash, bashCompletion(COMMANDS));
+    write(bash, bashCompletion(commands));
   }
   if (zsh) {
     if (!ctx.g.quiet) ctx.out.stdout('writing zsh completion file to ' + zsh + '\n');
-    write(zsh, zshCompletion(COMMANDS));
+    write(zsh, zshCompletion(commands));
   }
   if (man) {
     if (!fs.existsSync(man) || !fs.statSync(man).isDirectory()) throw new CairnError('USAGE', `${man} is not a directory`);
     const date = new Date().toISOString().slice(0, 10);
-    for (const [name, text] of manPages(COMMANDS, date)) {
+    for (const [name, text] of manPages(commands, date)) {
       if (!ctx.g.quiet) ctx.out.stdout(`writing man page ${path.join(man, name)}\n`);
       write(path.join(man, name), text);
     }

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { deserializeError } from '../../core/errors';
 import type { PoolFactory } from '../../core/archiver/pool';
-import { threadPool, type SaverThread } from '../../core/archiver/saver-protocol';
+import { threadPool, type SaverThread } from '../../core/archiver/thread-pool';
 import type { BackendSpec } from '../location';
 import type { FromWorker, WorkerInit } from './messages';
 

@@ -5,7 +5,7 @@
 // be indexed and the next backup need not upload them again.
 
 import { CairnError } from '../errors';
-import { Semaphore } from '../backend/limit';
+import { Semaphore } from '../concurrency/semaphore';
 import type { FileSaverPool, PoolFactory, PoolHooks, SaverSettings } from './pool';
 
 export interface StartedPool {

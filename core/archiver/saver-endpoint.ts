@@ -21,7 +21,7 @@ export interface SaverEndpointOptions {
 }
 
 /** Collects items and sends them as one message when `later` runs (default: end of this turn). */
-export function batcher<T>(send: (items: T[]) => void, later: (f: () => void) => void = macrotask): (item: T) => void {
+function batcher<T>(send: (items: T[]) => void, later: (f: () => void) => void = macrotask): (item: T) => void {
   let items: T[] = [];
   return (item) => {
     if (items.push(item) === 1) {

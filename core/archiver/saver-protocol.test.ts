@@ -1,6 +1,7 @@
 // The coordinator's side of the saver protocol: which thread a file goes to.
 import { describe, expect, it } from 'vitest';
-import { threadPool, type SaverThread, type ToSaver } from './saver-protocol';
+import { threadPool, type SaverThread } from './thread-pool';
+import type { ToSaver } from './saver-protocol';
 import type { FileSaved } from './file-saver';
 import { GARBAGE_PER_NUDGE, garbageSinceNudge, unseenGarbageMade } from '../memory/garbage';
 

@@ -29,6 +29,3 @@ export type FromSaver =
   | { type: 'done'; results: JobResult[] }
   | { type: 'packSaved'; pack: IndexPack; size: number }
   | { type: 'flushed'; reqId: number; error?: SerializedError };
-
-export { batcher, saverEndpoint, type SaverEndpointOptions } from './saver-endpoint';
-export { threadPool, type SaverThread, type ThreadPool } from './thread-pool';

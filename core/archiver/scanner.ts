@@ -11,7 +11,7 @@ import type { ProgressTracker } from '../progress';
 import type { SourceEntry, SourceFS } from './source';
 
 /** Directories listed at once. */
-export const SCAN_PARALLEL = 8;
+const SCAN_PARALLEL = 8;
 
 export async function scanTotals(
   source: SourceFS,

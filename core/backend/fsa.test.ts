@@ -4,7 +4,7 @@
 // buffer committed on close(), move() renames, and errors are DOMExceptions by name.
 
 import { describe, expect, it } from 'vitest';
-import { backendConformanceSuite, expectBytes, expectCode, listAll, testObject } from './conformance';
+import { backendConformanceSuite, expectBytes, expectCode, listAll, testObject } from '../../test/helpers/backend-conformance';
 import { FsaBackend } from './fsa';
 
 const dom = (name: string) => new DOMException(name, name);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backendConformanceSuite } from './conformance';
+import { backendConformanceSuite } from '../../test/helpers/backend-conformance';
 import { MemoryBackend } from './mem';
 
 backendConformanceSuite('MemoryBackend', async () => ({ backend: new MemoryBackend(), cleanup: async () => {} }));

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryBackend } from './mem';
 import { withRetry } from './retry';
 import { withConcurrencyLimit } from './limit';
-import { withFaults } from './fault';
+import { withFaults } from '../../test/helpers/fault-backend';
 import { journaledSaver } from '../repository/adopt';
 import type { Backend, PreparedBody, SaveData } from './backend';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CairnError } from '../errors';
 import type { Backend, Handle } from './backend';
-import { backendConformanceSuite, expectBytes, expectCode, listAll } from './conformance';
-import { withFaults } from './fault';
+import { backendConformanceSuite, expectBytes, expectCode, listAll } from '../../test/helpers/backend-conformance';
+import { withFaults } from '../../test/helpers/fault-backend';
 import { MemoryBackend } from './mem';
 import { isRetryableError, withRetry, type RetryInfo, type RetryOptions } from './retry';
 

@@ -10,7 +10,7 @@ import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 import { listSnapshots, type SnapshotEntry } from '../repository/snapshots';
 import { loadTree } from '../walker';
-import type { CheckProblem } from './check';
+import type { CheckProblem } from './problems';
 
 /** A file (or a folder whose listing is damaged) that cannot be restored whole. */
 export interface AffectedPath {

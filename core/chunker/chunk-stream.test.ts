@@ -3,7 +3,7 @@ import { generate, prng } from '../../test/fixtures/chunker/generate';
 import { CairnError } from '../errors';
 import { Chunker } from './chunker';
 import { chunkStream } from './chunk-stream';
-import { referenceChunks } from './reference-chunker';
+import { referenceChunks } from '../../test/helpers/reference-chunker';
 
 const POL = 0x3da3358b4dc173n;
 const MiB = 1 << 20;

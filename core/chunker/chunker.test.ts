@@ -3,7 +3,7 @@ import { generate, prng, seededBytes, type DataSpec } from '../../test/fixtures/
 import { CairnError } from '../errors';
 import { Chunker, MAX_SIZE, MIN_SIZE } from './chunker';
 import { randomPolynomial, type Pol } from './polynomial';
-import { referenceChunks, type ReferenceChunk } from './reference-chunker';
+import { referenceChunks, type ReferenceChunk } from '../../test/helpers/reference-chunker';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -1,4 +1,4 @@
-// restic's content-defined chunker (restic/chunker v0.4.0, restic-format.md §13), bit-exact:
+// restic's content-defined chunker (restic/chunker v0.4.0, docs/restic-format.md §13), bit-exact:
 // a 64-byte Rabin window, no cut before MIN_SIZE, a forced cut at MAX_SIZE, otherwise a cut
 // after the first byte whose window fingerprint has its low 20 bits clear.
 //

@@ -1,6 +1,6 @@
 // Polynomials over GF(2) as restic's chunker.Pol (restic/chunker v0.4.0 polynomials.go):
 // bit i is the coefficient of x^i. The repository config stores one as `chunker_polynomial`
-// (restic-format.md §4, §13); restic refuses a config whose polynomial is reducible.
+// (docs/restic-format.md §4, §13); restic refuses a config whose polynomial is reducible.
 // BigInt keeps this simple; it only runs when a repository is created or opened.
 
 import { CairnError } from '../errors';

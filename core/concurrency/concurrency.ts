@@ -1,5 +1,5 @@
 // Bounded concurrency helpers: never an unbounded Promise.all over a directory or a list of
-// packs (STYLE.md convention 3).
+// packs (docs/architecture.md, conventions 3).
 
 /** Runs `fn` over `items` with at most `limit` in flight; rejects on the first failure. */
 export async function mapLimit<T, R>(items: Iterable<T> | AsyncIterable<T>, limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {

@@ -1,3 +1,4 @@
-// Bounded concurrency (STYLE.md convention 3): mapLimit instead of an unbounded Promise.all over
-// a directory or a list of packs, deferred promises, and a macrotask hop.
+// Bounded concurrency (docs/architecture.md, conventions 3): mapLimit instead of an unbounded Promise.all over
+// a directory or a list of packs, deferred promises, a macrotask hop, and a semaphore.
 export { mapLimit, deferred, macrotask } from './concurrency';
+export { Semaphore } from './semaphore';

@@ -1,6 +1,6 @@
 // restic's "crypto.Key": 32 bytes AES-256 key for CTR mode plus a Poly1305-AES MAC key
 // (k: AES-128 key for the nonce, r: the Poly1305 multiplier, stored unclamped).
-// See restic internal/crypto/crypto.go and restic-format.md §2.
+// See restic internal/crypto/crypto.go and docs/restic-format.md §2.
 
 import { CairnError } from '../errors';
 import { base64Decode, base64Encode } from './base64';

@@ -1,4 +1,4 @@
-// Poly1305 as in RFC 8439 §2.5, the MAC half of restic's Poly1305-AES (restic-format.md §2):
+// Poly1305 as in RFC 8439 §2.5, the MAC half of restic's Poly1305-AES (docs/restic-format.md §2):
 // restic passes key = mac.r (unclamped) || AES_k(iv) and the ciphertext as the message.
 // The arithmetic runs in WebAssembly (core/wasm/as/poly1305.ts); messages larger than its
 // buffer are fed through in 1 MiB pieces, so memory stays fixed for any message size.

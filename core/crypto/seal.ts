@@ -1,6 +1,6 @@
 // restic's authenticated encryption: IV(16) || AES-256-CTR(ciphertext) || Poly1305-AES(tag 16)
 // where the MAC covers the ciphertext only and its one-time key is r || AES-128_k(IV).
-// restic internal/crypto/crypto.go; restic-format.md §2.
+// restic internal/crypto/crypto.go; docs/restic-format.md §2.
 
 import { CairnError } from '../errors';
 import type { Key } from './keys';

@@ -1,5 +1,5 @@
 // Go's strconv.Quote / strconv.Unquote, which restic applies to node names before JSON
-// ("double escaping", restic-format.md §9). Works on bytes, because a Unix file name is a
+// ("double escaping", docs/restic-format.md §9). Works on bytes, because a Unix file name is a
 // byte string that need not be UTF-8: Quote writes such bytes as `\xNN`, Unquote turns
 // `\xNN` back into the raw byte.
 //

@@ -1,7 +1,7 @@
 // core/data owns restic's metadata JSON: tree blobs (nodes), snapshot files, and the Go
 // encodings they are built from — strconv.Quote'd names, encoding/json strings, RFC3339Nano
 // times, os.FileMode bits — written byte-for-byte as restic 0.14 (go1.19) writes them, so
-// our tree IDs equal restic's. Spec: shared/restic-format.md §8–§9.
+// our tree IDs equal restic's. Spec: docs/restic-format.md §8–§9.
 //
 // Speed (an unchanged re-backup decodes and re-encodes every tree): encoding writes bytes
 // straight into one buffer (json-writer.ts); decoding reads JSON shaped as Go writes it in

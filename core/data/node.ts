@@ -1,4 +1,4 @@
-// restic's Node: one entry of a tree blob (restic-format.md §9). encodeNode writes the JSON
+// restic's Node: one entry of a tree blob (docs/restic-format.md §9). encodeNode writes the JSON
 // restic's Node.MarshalJSON does (Go struct order, omitempty, Go-quoted name, FixTime'd
 // times); decodeNode reads restic's and rustic's nodes.
 //

@@ -5,8 +5,8 @@
 // strict reader decides.
 
 import { JsonCursor } from './json-cursor';
-import type { Snapshot } from './snapshot';
-import { SUMMARY_FIELDS, type SnapshotSummary } from './snapshot-summary';
+import type { Snapshot } from './snapshot-struct';
+import { SUMMARY_FIELDS, type SnapshotSummary } from './snapshot-struct';
 
 function uint32(c: JsonCursor): number | undefined {
   const v = c.uint();

@@ -1,4 +1,4 @@
-// Snapshot files (restic-format.md §8): Go struct order and omitempty rules as restic writes
+// Snapshot files (docs/restic-format.md §8): Go struct order and omitempty rules as restic writes
 // them with json.Marshal (compact, no trailing newline). program_version and summary are
 // restic 0.17+; older restic ignores them, so they are written whenever set. Fields other
 // tools add (rustic: label, description, delete, …) are kept in `unknown` on read.
@@ -7,32 +7,14 @@ import { CairnError } from '../errors';
 import { goJsonString, goJsonUint, goJsonValue } from './go-json';
 import { JsonWriter } from './json-writer';
 import { readSnapshotFast } from './snapshot-reader';
-import { SUMMARY_FIELDS, type SnapshotSummary } from './snapshot-summary';
+import { SUMMARY_FIELDS, type Snapshot, type SnapshotSummary } from './snapshot-struct';
 import { GoTime } from './go-time';
 import { RFC3339_MAX_LENGTH, writeRfc3339 } from './rfc3339';
 import { FieldReader } from './json-fields';
 import { isJsonObject, JsonSyntaxError, parseJson, type JsonValue } from './json-reader';
 import { isWellFormed, utf8Encode } from './utf8';
 
-export type { SnapshotSummary };
-
-export interface Snapshot {
-  /** When the backup started, with the local zone offset (forget's buckets use it). */
-  time: GoTime;
-  parent?: string;
-  tree: string;
-  paths: string[];
-  hostname?: string;
-  username?: string;
-  uid?: number;
-  gid?: number;
-  excludes?: string[];
-  tags?: string[];
-  original?: string;
-  programVersion?: string;
-  summary?: SnapshotSummary;
-  unknown?: [string, JsonValue][];
-}
+export type { Snapshot, SnapshotSummary } from './snapshot-struct';
 
 const SUMMARY_KEYS = ['backup_start', 'backup_end', ...SUMMARY_FIELDS.map((x) => x[0])];
 

@@ -1,5 +1,5 @@
 // Tree blobs: `{"nodes":[…]}` + "\n", nodes in strictly increasing byte order of their
-// names, each written as restic's Node.MarshalJSON does (restic-format.md §9). This is the
+// names, each written as restic's Node.MarshalJSON does (docs/restic-format.md §9). This is the
 // exact byte sequence restic's TreeJSONBuilder produces, so SHA-256(encodeTree(nodes)) is
 // the tree ID restic would compute for the same directory (cross-client dedup).
 

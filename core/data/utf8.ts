@@ -86,10 +86,6 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && compareBytes(a, b) === 0;
-}
-
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**

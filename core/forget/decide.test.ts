@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GoTime } from '../data/go-time';
 import { decideGroup, latestTime, newestFirst } from './decide';
 import { parsePolicy, type PolicyInput } from './policy';
-import { entry, idOf, labels } from './test-snapshots';
+import { entry, idOf, labels } from '../../test/helpers/snapshot-entries';
 
 const NOW = GoTime.parse('2025-01-15T12:00:00Z');
 

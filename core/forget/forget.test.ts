@@ -4,7 +4,7 @@ import { isCairnError } from '../errors';
 import { applyPolicy, checkGroups, checkPolicy, removedIDs } from './forget';
 import { parseGroupBy } from './group';
 import { parsePolicy } from './policy';
-import { entry, idOf, labels } from './test-snapshots';
+import { entry, idOf, labels } from '../../test/helpers/snapshot-entries';
 
 const NOW = GoTime.parse('2025-01-15T12:00:00Z');
 const LIST = [

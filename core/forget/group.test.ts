@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatGroupBy, groupKeyString, groupSnapshots, parseGroupBy } from './group';
-import { entry, labels } from './test-snapshots';
+import { entry, labels } from '../../test/helpers/snapshot-entries';
 
 describe('parseGroupBy (restic splitSnapshotGroupBy)', () => {
   it.each([

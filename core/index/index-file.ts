@@ -1,4 +1,4 @@
-// Index files (restic internal/repository/index/index.go, restic-format.md §7):
+// Index files (restic internal/repository/index/index.go, docs/restic-format.md §7):
 // {"packs":[{"id":…,"blobs":[{"id","type","offset","length","uncompressed_length"?}]}]}
 // We also read the legacy top-level array form and ignore unknown fields (rustic's
 // time/size, packs_to_delete; restic's old supersedes).

@@ -1,4 +1,4 @@
-// Pack header entries (restic internal/repository/pack/pack.go, restic-format.md §6):
+// Pack header entries (restic internal/repository/pack/pack.go, docs/restic-format.md §6):
 // type byte, encrypted length u32 LE, [plain length u32 LE for compressed], 32-byte blob ID.
 
 import { CairnError } from '../errors';

@@ -1,4 +1,4 @@
-// Pack files (restic-format.md §6): Blob_1 … Blob_n || sealed header || header length (u32 LE).
+// Pack files (docs/restic-format.md §6): Blob_1 … Blob_n || sealed header || header length (u32 LE).
 // Writing (Packer), reading the header from the tail (readPackHeader) and the entry codec.
 export { Packer, DEFAULT_PACK_SIZE, type FinishedPack } from './packer';
 export { readPackHeader, expectedPackSize } from './reader';

@@ -12,8 +12,8 @@ export interface Config {
   chunkerPolynomial: Pol;
 }
 
-export const MIN_REPO_VERSION = 1;
-export const MAX_REPO_VERSION = 2;
+const MIN_REPO_VERSION = 1;
+const MAX_REPO_VERSION = 2;
 
 export function newConfig(version = MAX_REPO_VERSION, polynomial?: Pol): Config {
   return { version, id: randomID(), chunkerPolynomial: polynomial ?? randomPolynomial((n) => primitives().randomBytes(n)) };

@@ -22,8 +22,8 @@ export const DEFAULT_KDF: KdfParams = { N: 32768, r: 8, p: 8 };
 export const TEST_KDF: KdfParams = { N: 1024, r: 8, p: 1 };
 
 /** restic's calibration target (internal/repository/key.go KDFTimeout, KDFMemory). */
-export const CALIBRATE_MS = 500;
-export const CALIBRATE_MEMORY_MIB = 60;
+const CALIBRATE_MS = 500;
+const CALIBRATE_MEMORY_MIB = 60;
 
 /** N=2^20 with r=8 is 1 GiB. */
 const MAX_N = 1 << 20;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { seededBytes } from '../../test/fixtures/chunker/generate';
 import { initEngine, OWNER, resticFile, resticFixture } from '../../test/helpers/mem-repo';
 import { MemoryBackend } from '../backend/mem';
-import { withFaults } from '../backend/fault';
+import { withFaults } from '../../test/helpers/fault-backend';
 import type { Backend, Handle, LoadOptions } from '../backend/backend';
 import { isCairnError } from '../errors';
 import { Key } from '../crypto/keys';

@@ -1,4 +1,4 @@
-// Key files (restic internal/repository/key.go, restic-format.md §3): plain JSON holding
+// Key files (restic internal/repository/key.go, docs/restic-format.md §3): plain JSON holding
 // scrypt parameters, a 64-byte salt and the master key sealed with the password-derived key.
 // The file's name is the SHA-256 of its exact bytes.
 

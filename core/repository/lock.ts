@@ -1,4 +1,4 @@
-// Repository locks as restic writes them (internal/restic/lock.go, restic-format.md §12):
+// Repository locks as restic writes them (internal/restic/lock.go, docs/restic-format.md §12):
 // an unpacked file {"time","exclusive","hostname","username","pid","uid"?,"gid"?} under
 // locks/. Backups hold a non-exclusive lock, check/prune/key removal an exclusive one. A lock
 // is refreshed every 5 minutes by writing a new file and deleting the old one; locks older

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { seededBytes } from '../../test/fixtures/chunker/generate';
 import { initEngine } from '../../test/helpers/mem-repo';
 import { MemoryBackend } from '../backend/mem';
-import { withFaults } from '../backend/fault';
+import { withFaults } from '../../test/helpers/fault-backend';
 import { bytesOf, type Handle, type PreparedBody, type Saver } from '../backend/backend';
 import { isCairnError } from '../errors';
 import { Key } from '../crypto/keys';

@@ -19,7 +19,7 @@ export interface Selection {
   unreadable: Unreadable[];
 }
 
-export function filterIsEmpty(f: SnapshotFilter): boolean {
+function filterIsEmpty(f: SnapshotFilter): boolean {
   return !f.hosts?.length && !f.tags?.length && !f.paths?.length;
 }
 

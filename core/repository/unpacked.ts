@@ -1,6 +1,6 @@
 // "Unpacked" files — config, index, snapshots, locks — each one sealed object. In v2
 // repositories the plaintext is 0x02 || zstd(JSON); a plaintext starting with '{' or '['
-// is raw JSON (v1 style, still accepted). restic-format.md §5.
+// is raw JSON (v1 style, still accepted). docs/restic-format.md §5.
 
 import { CairnError, type ErrorCode } from '../errors';
 import { compress, decompress } from '../compress';

@@ -29,7 +29,7 @@ export interface DumpOptions {
 }
 
 /** restic dumpNodeTar's header for a node. */
-export function tarEntryOf(name: string, node: Node): TarEntry {
+function tarEntryOf(name: string, node: Node): TarEntry {
   const m = node.mode ?? 0;
   let mode = m & 0o777;
   if (m & ModeSetuid) mode |= 0o4000;

@@ -9,24 +9,16 @@
 // restore wrote of it is removed.
 
 import { CairnError } from '../errors';
-import type { Node } from '../data/node';
 import { FILE_GARBAGE, smallGarbageMade } from '../memory/garbage';
-import { Semaphore } from '../backend/limit';
+import { Semaphore } from '../concurrency/semaphore';
 import type { PlannedFile, Use } from './restore-plan';
 import type { RestoreReport } from './report';
-import type { FileWriter, RestoreTarget } from './target';
+import { finishWriter, type FileWriter, type RestoreTarget } from './target';
 
 /** A blob as it came out of its pack: its plain bytes (verified), or why not. */
 export type Got = { plain: Uint8Array } | { error: unknown };
 
 const isAbort = (e: unknown) => e instanceof CairnError && e.code === 'ABORTED';
-
-/** Metadata on the open file where the target can, else after closing it. */
-export async function finishWriter(w: FileWriter, target: RestoreTarget, path: string[], node: Node): Promise<void> {
-  if (w.finish) return w.finish(node);
-  await w.close();
-  await target.setMetadata(path, node);
-}
 
 export class FileWriters {
   readonly #slots: Semaphore;

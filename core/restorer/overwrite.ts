@@ -42,7 +42,7 @@ const MTIME_SLACK_NS = 2000n;
 
 const sameTime = (a: bigint, b: bigint) => (a > b ? a - b : b - a) < MTIME_SLACK_NS;
 
-export function needsRestore(c: ExistingContent | undefined): boolean {
+function needsRestore(c: ExistingContent | undefined): boolean {
   return !c || !c.sizeMatches || c.matches.some((m) => !m);
 }
 
@@ -89,7 +89,7 @@ async function readExisting(repo: Repository, target: RestoreTarget, path: strin
  * Compares a file's bytes with `node`'s blobs (restic verifyFile without failFast). `size` is
  * the file's size on disk; blobs past its end do not match.
  */
-export async function compareContent(repo: Repository, reader: FileReader, node: Node, size: number): Promise<ExistingContent> {
+async function compareContent(repo: Repository, reader: FileReader, node: Node, size: number): Promise<ExistingContent> {
   const content = node.content ?? [];
   const matches = content.map(() => false);
   let offset = 0;

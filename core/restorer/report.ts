@@ -53,7 +53,7 @@ export const PROGRESS_KEYS = {
   deleted: 'deleted',
 } as const;
 
-export const pathString = (path: readonly string[]) => '/' + path.join('/');
+const pathString = (path: readonly string[]) => '/' + path.join('/');
 
 export class RestoreReport {
   readonly errors: RestoreError[] = [];

@@ -13,8 +13,7 @@ import { invalidNameError } from '../data/node-name';
 import { decideFile, existingAt, mayReplace, type ExistingContent, type FileDecision, type OverwriteMode } from './overwrite';
 import type { Selected } from './selection';
 import type { RestoreReport } from './report';
-import type { FileWriter, RestoreTarget } from './target';
-import { finishWriter } from './file-writers';
+import { finishWriter, type FileWriter, type RestoreTarget } from './target';
 
 export interface PlannedFile {
   path: string[];

@@ -64,3 +64,10 @@ export interface RestoreTarget {
   /** The names in the folder at `path`. */
   list?(path: string[]): Promise<string[]>;
 }
+
+/** Metadata on the open file where the target can, else after closing it. */
+export async function finishWriter(w: FileWriter, target: RestoreTarget, path: string[], node: Node): Promise<void> {
+  if (w.finish) return w.finish(node);
+  await w.close();
+  await target.setMetadata(path, node);
+}

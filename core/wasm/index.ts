@@ -1,7 +1,7 @@
 // core/wasm owns Cairn's WebAssembly: the AssemblyScript sources (as/, compiled by
 // scripts/build-wasm.mjs), the committed modules built from them (generated/), and their lazy,
 // synchronous instantiation. Inside: the per-byte loop of restic's Rabin chunker
-// (restic-format.md §13) and Poly1305 for Poly1305-AES (§2). Callers use core/chunker and
+// (docs/restic-format.md §13) and Poly1305 for Poly1305-AES (§2). Callers use core/chunker and
 // core/crypto/poly1305, not these modules directly.
 
 export { chunkerWasm, type ChunkerExports } from './chunker-module';

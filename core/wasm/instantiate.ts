@@ -1,6 +1,7 @@
 // Synchronous, memoised instantiation of the bundled modules. Synchronous compilation is fine
 // in workers and Node; browsers limit it on the main thread, which never runs this code
-// (STYLE.md: WASM is initialised in workers only). The modules import nothing.
+// (docs/architecture.md, conventions 2: WebAssembly is initialised in workers and Node, never
+// on the page). The modules import nothing.
 
 /** Decodes standard base64 (the generated modules) into bytes. */
 export function decodeBase64(b64: string): Uint8Array {

@@ -6,7 +6,7 @@
 
 import { GoTime, type ZoneRules } from '../../core/data/go-time';
 import { encodeSnapshot, type Snapshot } from '../../core/data/snapshot';
-import { seededRandom } from '../../core/backend/fault';
+import { seededRandom } from './fault-backend';
 import type { ID } from '../../core/id';
 import type { Repository } from '../../core/repository/repository';
 

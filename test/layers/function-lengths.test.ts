@@ -1,5 +1,5 @@
 // No function in the engine's riskiest folders, the workers or the CLI is longer than 100 lines:
-// a unit that long cannot be tested in parts (STYLE.md asks for ~60; 100 is the hard limit).
+// a unit that long cannot be tested in parts (docs/architecture.md, conventions 8: 100 is the hard limit).
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

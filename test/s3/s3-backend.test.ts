@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCairnError, type CairnError } from '../../core/errors';
-import { expectBytes, listAll, testObject } from '../../core/backend/conformance';
+import { expectBytes, listAll, testObject } from '../helpers/backend-conformance';
 import { S3Backend, endpointSigner, localSigner, type UrlSigner } from '../../core/backend/s3';
 import { emptyBucket, serverSigner, signerConfig, startS3, type S3Server } from '../helpers/s3-server';
 import { startPresignEndpoint } from './presign-endpoint';

@@ -2,7 +2,7 @@
 // once at the root of a bucket of its own. Each test gets an empty place to work in.
 
 import { afterAll, beforeAll } from 'vitest';
-import { backendConformanceSuite } from '../../core/backend/conformance';
+import { backendConformanceSuite } from '../helpers/backend-conformance';
 import { S3Backend } from '../../core/backend/s3';
 import { createBucket, emptyBucket, serverSigner, startS3, type S3Server } from '../helpers/s3-server';
 

@@ -52,10 +52,10 @@ interface CairnUiDB extends DBSchema {
   history: { key: string; value: HistoryRecord; indexes: { byStart: number; byRepo: [string, number] } };
 }
 
-export const DB_NAME = 'cairn-ui';
-export const DB_VERSION = 2;
+const DB_NAME = 'cairn-ui';
+const DB_VERSION = 2;
 /** The history keeps this many operations; older ones go as new ones come. */
-export const HISTORY_LIMIT = 2000;
+const HISTORY_LIMIT = 2000;
 
 let dbPromise: Promise<IDBPDatabase<CairnUiDB>> | undefined;
 
@@ -98,10 +98,6 @@ const newest = <T extends { lastUsed: number }>(a: T, b: T) => b.lastUsed - a.la
 
 export async function listRepos(): Promise<RememberedRepo[]> {
   return (await (await db()).getAll('repos')).sort(newest);
-}
-
-export async function getRepo(id: string): Promise<RememberedRepo | undefined> {
-  return (await db()).get('repos', id);
 }
 
 export async function putRepo(repo: RememberedRepo): Promise<void> {

@@ -11,7 +11,6 @@ export type PickPurpose = CairnPickPurpose;
 
 /** Decided once per page load; tests delete window.showDirectoryPicker before the app loads. */
 export const canPickDirectory: boolean = typeof window !== 'undefined' && typeof window.showDirectoryPicker === 'function';
-export const canSaveFile: boolean = typeof window !== 'undefined' && typeof window.showSaveFilePicker === 'function';
 
 const pickerIds: Record<PickPurpose, string> = { source: 'cairn-source', repository: 'cairn-repository', restore: 'cairn-restore' };
 
@@ -73,16 +72,6 @@ export function sourceFromFileList(list: FileList | File[]): BackupSource & { ki
   if (files.some((f) => !f.webkitRelativePath.includes('/'))) throw appError('NOT_A_FOLDER');
   // webkitRelativePath does not survive structured cloning, so it travels next to the files.
   return { kind: 'files', files, relativePaths: files.map((f) => withFileName(f.webkitRelativePath, f.name)) };
-}
-
-/** Asks where to save a download (File System Access only; callers check canSaveFile). */
-export async function pickSaveFile(suggestedName: string): Promise<FileSystemFileHandle> {
-  try {
-    return await window.showSaveFilePicker!({ id: 'cairn-save', suggestedName });
-  } catch (e) {
-    if ((e as DOMException).name === 'AbortError') throw { code: 'ABORTED', message: 'no file chosen', retryable: false };
-    throw e;
-  }
 }
 
 /** The top folder's name of a webkitdirectory selection ("Photos" for "Photos/a.jpg"). */

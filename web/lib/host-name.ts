@@ -45,7 +45,7 @@ export function thisBrowserHostName(): string {
   return defaultHostName({ userAgent: nav.userAgent, brands: nav.userAgentData?.brands });
 }
 
-export const HOST_NAME_MAX = 64;
+const HOST_NAME_MAX = 64;
 
 /** Why a typed host name cannot be used, or undefined. */
 export function hostNameProblem(name: string): string | undefined {

@@ -8,7 +8,7 @@ import type { StoredLocation } from './db';
 /** The zero-setup default: a repository in this browser's own storage (OPFS). */
 export const DEFAULT_OPFS_NAME = 'default';
 export const DEFAULT_OPFS: StoredLocation = { kind: 'opfs', name: DEFAULT_OPFS_NAME };
-export const DEFAULT_LABEL = 'This browser';
+const DEFAULT_LABEL = 'This browser';
 
 export function toStored(loc: RepoLocation): StoredLocation {
   switch (loc.kind) {

@@ -3,7 +3,7 @@
 // Notifications go through the service worker's registration where there is one (the only
 // way on Android, and what a Periodic Background Sync wake-up uses too), else `new Notification`.
 
-export const PERIODIC_SYNC_TAG = 'cairn-overdue-plans';
+const PERIODIC_SYNC_TAG = 'cairn-overdue-plans';
 
 export function notificationPermission(): NotificationPermission | 'unsupported' {
   return typeof Notification === 'undefined' ? 'unsupported' : Notification.permission;

@@ -57,7 +57,7 @@ function rawDataModules(ver: number): number {
   return n;
 }
 
-export function dataCodewords(ver: number, ecc: Ecc): number {
+function dataCodewords(ver: number, ecc: Ecc): number {
   const e = ECC_INDEX[ecc];
   return Math.floor(rawDataModules(ver) / 8) - ECC_PER_BLOCK[e]![ver]! * BLOCKS[e]![ver]!;
 }
@@ -264,7 +264,7 @@ function applyMask(g: Grid, mask: number): void {
 }
 
 /** ISO 18004's penalty (rules N1–N4): lower reads more easily. */
-export function penalty(m: boolean[][]): number {
+function penalty(m: boolean[][]): number {
   const n = m.length;
   let score = 0;
   const finder = [true, false, true, true, true, false, true];

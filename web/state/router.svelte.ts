@@ -4,7 +4,7 @@
 
 import { DEFAULT_ROUTE, formatRoute, parseHash, type Route } from '../lib/routes';
 
-export { DEFAULT_ROUTE, formatRoute, parseHash, type Route };
+export { formatRoute, type Route };
 
 class Router {
   #route = $state.raw<Route>(typeof location === 'undefined' ? DEFAULT_ROUTE : parseHash(location.hash));

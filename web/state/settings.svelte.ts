@@ -16,7 +16,7 @@ interface StoredSettings {
 }
 
 const PREF = 'settings';
-export const DEFAULT_OVERDUE_HOURS = 24;
+const DEFAULT_OVERDUE_HOURS = 24;
 
 class Settings {
   #loaded = $state(false);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBackend } from '../../core/backend/mem';
-import { backendConformanceSuite, expectBytes, listAll, testObject } from '../../core/backend/conformance';
+import { backendConformanceSuite, expectBytes, listAll, testObject } from '../../test/helpers/backend-conformance';
 import type { Backend, FileInfo, FileType, Handle } from '../../core/backend/backend';
 import { CairnError, isCairnError } from '../../core/errors';
 import { CachedBackend } from './cached-backend';

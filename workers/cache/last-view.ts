@@ -27,7 +27,7 @@ interface Kept {
 }
 
 /** Listings longer than this are not kept (the first picture should be cheap to open). */
-export const LAST_VIEW_MAX_ENTRIES = 1000;
+const LAST_VIEW_MAX_ENTRIES = 1000;
 
 const sameFolder = (a: { id: string; path: string[] }, b: { id: string; path: string[] }) =>
   a.id === b.id && a.path.length === b.path.length && a.path.every((c, i) => c === b.path[i]);

@@ -15,7 +15,7 @@ import type { DownloadTicket, RestoreResultView } from '../api';
 import type { Producer } from './restore';
 import { ByteQueue } from './streams';
 
-export const DOWNLOAD_PATH = '__cairn/download/';
+const DOWNLOAD_PATH = '__cairn/download/';
 
 interface Running {
   result: Promise<RestoreResultView>;

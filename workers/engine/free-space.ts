@@ -43,7 +43,7 @@ function pruneRepository(s: Session): Repository {
   return r;
 }
 
-export function estimateOf(plan: PrunePlan): PruneEstimate {
+function estimateOf(plan: PrunePlan): PruneEstimate {
   const { bytes, packs } = plan.stats;
   return {
     bytesFreed: bytes.removeTotal,

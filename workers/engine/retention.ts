@@ -43,7 +43,7 @@ const samePaths = (a: readonly string[], b: readonly string[]) => {
 };
 
 /** The snapshots the rules apply to (see RetentionScope). */
-export function scoped(all: readonly SnapshotEntry[], scope: RetentionScope, owner: Owner): SnapshotEntry[] {
+function scoped(all: readonly SnapshotEntry[], scope: RetentionScope, owner: Owner): SnapshotEntry[] {
   const g = scope.group;
   if (g) {
     return all.filter(
@@ -176,7 +176,7 @@ async function pruneInto(result: ForgetResultView, s: Session, signal: AbortSign
  * The offline tree cache keeps only what the remaining snapshots reach: trees of removed
  * snapshots no other snapshot shares are dropped (bucket repositories; the others have no cache).
  */
-export async function dropUnreachableTrees(s: Session, signal?: AbortSignal): Promise<number> {
+async function dropUnreachableTrees(s: Session, signal?: AbortSignal): Promise<number> {
   if (!s.cached) return 0;
   const repoId = s.repo.config.id;
   const reachable = new Set<ID>();

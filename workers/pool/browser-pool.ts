@@ -6,7 +6,7 @@
 
 import { deserializeError } from '../../core/errors';
 import type { PoolFactory } from '../../core/archiver/pool';
-import { threadPool, type SaverThread } from '../../core/archiver/saver-protocol';
+import { threadPool, type SaverThread } from '../../core/archiver/thread-pool';
 import type { RepoLocation } from '../api';
 import type { FromWorker, SaverInit, ToWorker } from './messages';
 import { connectFileServer } from '../source/file-server';

@@ -6,7 +6,8 @@
 import { serializeError } from '../../core/errors';
 import { Key } from '../../core/crypto/keys';
 import { FileSaver } from '../../core/archiver/file-saver';
-import { saverEndpoint, type ToSaver } from '../../core/archiver/saver-protocol';
+import { saverEndpoint } from '../../core/archiver/saver-endpoint';
+import type { ToSaver } from '../../core/archiver/saver-protocol';
 import { PackerManager } from '../../core/repository/packer-manager';
 import { journaledSaver } from '../../core/repository/adopt';
 import { packJournal } from '../engine/pack-journal';

@@ -20,9 +20,9 @@ export interface SaverInit {
   packBuffers?: number;
   /** Files saved at once. */
   parallel: number;
-  /** Benchmarks only: force a SHA-256 implementation instead of timing both. */
+  /** The SHA-256 implementation the engine chose, so each saver need not time both again; unset: the saver times them. */
   sha256?: Sha256Choice;
-  /** Benchmarks only: force an AES implementation instead of timing both. */
+  /** The AES implementation the engine chose, likewise; unset or 'auto': the saver times them. */
   aes?: 'auto' | 'webcrypto' | 'wasm';
   /** A port to the page's server of a webkitdirectory list's Files (../source/file-server.ts). */
   files?: MessagePort;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { browserFileReader } from './file-reader';
 import type { OpenedFile } from '../../core/archiver/source';
 import { CairnError } from '../../core/errors';
-import { seededBytes } from '../../core/backend/fault';
+import { seededBytes } from '../../test/helpers/fault-backend';
 
 const seeded = (n: number, seed: number) => seededBytes(seed, n);
 

@@ -36,7 +36,7 @@ export interface HandleSource extends SourceFS {
 type Learnt = Map<string, readonly [size: number, lastModified: number]>;
 
 /** At most this many files' sizes and times wait for their directory's second listing. */
-export const SHARED_LIMIT = 100_000;
+const SHARED_LIMIT = 100_000;
 
 export function handleSource(root: FileSystemDirectoryHandle, opts: { sharedLimit?: number } = {}): HandleSource {
   const target = pathOps.join([root.name || 'folder']);

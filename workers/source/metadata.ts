@@ -9,9 +9,9 @@ import { GoTime } from '../../core/data/go-time';
 import { goFileModeFor } from '../../core/data/file-mode';
 import type { SourceEntry, FileRef } from '../../core/archiver/source';
 
-export const DIR_TIME = GoTime.fromUnix(0);
+const DIR_TIME = GoTime.fromUnix(0);
 
-export function fileTime(lastModified: number): GoTime {
+function fileTime(lastModified: number): GoTime {
   return GoTime.fromMillis(lastModified, -new Date(lastModified).getTimezoneOffset());
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { seededBytes } from '../fault';
+import { seededBytes } from '../../../test/helpers/fault-backend';
 import { md5 } from './md5';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');

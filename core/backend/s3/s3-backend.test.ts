@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isCairnError } from '../../errors';
 import { base64Encode } from '../../crypto/base64';
-import { testObject } from '../conformance';
+import { testObject } from '../../../test/helpers/backend-conformance';
 import { withRetry } from '../retry';
 import { md5 } from './md5';
 import { S3Backend, type S3BackendOptions } from './s3-backend';

@@ -1,7 +1,26 @@
-// restic 0.17's SnapshotSummary: the Go struct's fields in order (snapshot.ts writes them,
-// snapshot-reader.ts and the strict reader read them).
+// restic 0.17's Snapshot and SnapshotSummary structs (snapshot.ts writes them, snapshot-reader.ts
+// and the strict reader in snapshot.ts read them); the summary's fields in Go order.
 
 import type { GoTime } from './go-time';
+import type { JsonValue } from './json-reader';
+
+export interface Snapshot {
+  /** When the backup started, with the local zone offset (forget's buckets use it). */
+  time: GoTime;
+  parent?: string;
+  tree: string;
+  paths: string[];
+  hostname?: string;
+  username?: string;
+  uid?: number;
+  gid?: number;
+  excludes?: string[];
+  tags?: string[];
+  original?: string;
+  programVersion?: string;
+  summary?: SnapshotSummary;
+  unknown?: [string, JsonValue][];
+}
 
 export interface SnapshotSummary {
   backupStart: GoTime;

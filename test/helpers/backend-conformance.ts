@@ -7,9 +7,9 @@
 // `backend.close()`. Data is seeded, names are real SHA-256 IDs of the bytes.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCairnError, type ErrorCode } from '../errors';
-import { FILE_TYPES, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions } from './backend';
-import { seededBytes, seededRandom } from './fault';
+import { isCairnError, type ErrorCode } from '../../core/errors';
+import { FILE_TYPES, type Backend, type FileInfo, type FileType, type Handle, type LoadOptions } from '../../core/backend/backend';
+import { seededBytes, seededRandom } from './fault-backend';
 
 export interface BackendUnderTest {
   backend: Backend;

@@ -1,7 +1,7 @@
 // Snapshot entries for the forget unit tests: an ID from a label, a time as stored.
 
-import { GoTime } from '../data/go-time';
-import type { SnapshotEntry } from '../repository/snapshots';
+import { GoTime } from '../../core/data/go-time';
+import type { SnapshotEntry } from '../../core/repository/snapshots';
 
 export const TREE = 'a'.repeat(64);
 

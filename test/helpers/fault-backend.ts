@@ -2,7 +2,7 @@
 // retryable errors, breaks transfers off after some bytes, and delays calls. Seeded, so a
 // failing test fails the same way every run.
 
-import { CairnError, throwIfAborted } from '../errors';
+import { CairnError, throwIfAborted } from '../../core/errors';
 import {
   handleString,
   preparing,
@@ -13,7 +13,7 @@ import {
   type LoadOptions,
   type RequestOptions,
   type SaveData,
-} from './backend';
+} from '../../core/backend/backend';
 
 export type BackendOp = 'save' | 'load' | 'stat' | 'list' | 'remove';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isCairnError } from '../errors';
-import type { Handle } from './backend';
-import { expectCode, listAll } from './conformance';
-import { seededBytes, seededRandom, withFaults } from './fault';
-import { MemoryBackend } from './mem';
+import { isCairnError } from '../../core/errors';
+import type { Handle } from '../../core/backend/backend';
+import { expectCode, listAll } from './backend-conformance';
+import { seededBytes, seededRandom, withFaults } from './fault-backend';
+import { MemoryBackend } from '../../core/backend/mem';
 
 const h = (name: string): Handle => ({ type: 'index', name });
 

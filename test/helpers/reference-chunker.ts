@@ -1,9 +1,9 @@
-// Test oracle, not exported from index.ts: restic/chunker v0.4.0's Chunker.Next transcribed as
+// Test oracle: restic/chunker v0.4.0's Chunker.Next transcribed as
 // literally as JavaScript allows (ring-buffer window, reset byte 1, the MinSize-64 skip, the
 // same tables), slow and obviously correct. The 64-bit digest is kept as two numbers
 // (hi: bits 32.., lo: bits 0..31) because BigInt per byte would take minutes on 40 MiB.
 
-import { deg, polMod, type Pol } from './polynomial';
+import { deg, polMod, type Pol } from '../../core/chunker/polynomial';
 
 const WINDOW = 64;
 const MIN = 512 * 1024;
