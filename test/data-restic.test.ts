@@ -160,7 +160,9 @@ async function makeSpecialFiles(dir: string): Promise<void> {
       return execFileSync(cmd, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
     } catch (e) {
       const why = (e as { stderr?: string }).stderr?.trim() || String(e);
-      throw new Error(`${cmd} ${args.join(' ')} failed in ${dir} (this test runs as root on a file system with user xattrs; set TMPDIR to one): ${why}`);
+      throw new Error(`${cmd} ${args.join(' ')} failed in ${dir} (this test runs as root on a file system with user xattrs; set TMPDIR to one): ${why}`, {
+        cause: e,
+      });
     }
   };
   sh('mkfifo', 'fifo');
