@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import nodeCrypto from 'node:crypto';
 import { wasmAes128block, wasmAes256ctr } from './aes-wasm';
+import { seededStream } from '../../test/helpers/seeded';
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s/g, ''), 'hex'));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -24,12 +25,13 @@ describe('AES in WebAssembly', () => {
   });
 
   it('matches FIPS-197 C.1 for a single AES-128 block', () => {
+    const random = seededStream('aes-wasm block');
     const out = wasmAes128block(hex('000102030405060708090a0b0c0d0e0f'), hex('00112233445566778899aabbccddeeff'));
     expect(toHex(out)).toBe('69c4e0d86a7b0430d8cd b78070b4c55a'.replace(/\s/g, ''));
     // Matches node's AES-128-ECB on random keys and blocks (Poly1305-AES's nonce encryption).
     for (let i = 0; i < 50; i++) {
-      const k = nodeCrypto.randomBytes(16),
-        b = nodeCrypto.randomBytes(16);
+      const k = random(16),
+        b = random(16);
       const c = nodeCrypto.createCipheriv('aes-128-ecb', k, null);
       c.setAutoPadding(false);
       expect(toHex(wasmAes128block(new Uint8Array(k), new Uint8Array(b)))).toBe(Buffer.concat([c.update(b), c.final()]).toString('hex'));
@@ -37,19 +39,21 @@ describe('AES in WebAssembly', () => {
   });
 
   it('matches node:crypto for many lengths, keys and IVs, across the 1 MiB piece size', () => {
+    const random = seededStream('aes-wasm lengths');
     const lengths = [0, 1, 15, 16, 17, 31, 33, 1000, (1 << 20) - 1, 1 << 20, (1 << 20) + 5, 3 * (1 << 20) + 7];
     for (const n of lengths) {
-      const key = new Uint8Array(nodeCrypto.randomBytes(32)),
-        iv = new Uint8Array(nodeCrypto.randomBytes(16));
-      const data = new Uint8Array(nodeCrypto.randomBytes(n));
+      const key = new Uint8Array(random(32)),
+        iv = new Uint8Array(random(16));
+      const data = new Uint8Array(random(n));
       const got = wasmAes256ctr(key, iv, data);
       expect(Buffer.compare(got, nodeCtr(key, iv, data)), `length ${n}`).toBe(0);
     }
   });
 
   it('carries the counter across all 128 bits as Go does (IVs near 2^64 and 2^128)', () => {
-    const key = new Uint8Array(nodeCrypto.randomBytes(32));
-    const data = new Uint8Array(nodeCrypto.randomBytes(100));
+    const random = seededStream('aes-wasm counter');
+    const key = new Uint8Array(random(32));
+    const data = new Uint8Array(random(100));
     for (const iv of [
       'ffffffffffffffffffffffffffffffff',
       '0000000000000000fffffffffffffffe',
@@ -61,8 +65,9 @@ describe('AES in WebAssembly', () => {
   });
 
   it('switches keys correctly between calls', () => {
-    const k1 = new Uint8Array(nodeCrypto.randomBytes(32)),
-      k2 = new Uint8Array(nodeCrypto.randomBytes(32));
+    const random = seededStream('aes-wasm keys');
+    const k1 = new Uint8Array(random(32)),
+      k2 = new Uint8Array(random(32));
     const iv = new Uint8Array(16).fill(9);
     const d = new Uint8Array(64).fill(1);
     const a = wasmAes256ctr(k1, iv, d),

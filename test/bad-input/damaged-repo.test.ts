@@ -3,10 +3,10 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmod, cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { cairn, describeTree, jsonMessage, ok, removeDir, restic, tempDir } from '../helpers/cli';
 import { openLocal } from '../helpers/engine';
+import { seededBytes } from '../helpers/seeded';
 import { findSnapshot } from '../../core/repository/snapshots';
 import { lookupPath } from '../../core/walker';
 
@@ -34,11 +34,11 @@ describe('a damaged repository', () => {
     pristine = join(dir, 'pristine');
     await mkdir(src);
     // victim.bin goes into the repository in a first backup (its own pack); keep.bin only in the second.
-    await writeFile(join(src, 'victim.bin'), randomBytes(3 << 20));
+    await writeFile(join(src, 'victim.bin'), seededBytes('damaged-repo victim', 3 << 20));
     await ok(cairn(['-r', pristine, 'init']));
     snap1 = jsonMessage((await ok(cairn(['-r', pristine, 'backup', '--json', src]))).stdout, 'summary').snapshot_id as string;
     await writeFile(join(src, 'keep.txt'), 'keep me\n'.repeat(10000));
-    await writeFile(join(src, 'keep.bin'), randomBytes(1 << 20));
+    await writeFile(join(src, 'keep.bin'), seededBytes('damaged-repo keep', 1 << 20));
     snap2 = jsonMessage((await ok(cairn(['-r', pristine, 'backup', '--json', src]))).stdout, 'summary').snapshot_id as string;
   }, 60_000);
   afterAll(() => removeDir(dir));

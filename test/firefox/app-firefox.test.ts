@@ -17,11 +17,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Browser, Page } from 'puppeteer-core';
 import type { PreviewServer } from 'vite';
 import { bytesOf, sampleTree, sha256 } from '../e2e/helpers/data';
+import { ensureAppBuild } from '../helpers/app-build';
 
 const FIREFOX = process.env['FIREFOX_PATH'] ?? '/usr/bin/firefox-esr';
 const PORT = Number(process.env['CAIRN_FIREFOX_PORT'] ?? 4175);
@@ -34,8 +34,7 @@ let page: Page;
 let downloads: string;
 
 beforeAll(async () => {
-  // scripts/test.sh builds the app first; a lone `npx vitest run` builds it here.
-  if (!existsSync(join(ROOT, 'dist/app/index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  ensureAppBuild(); // a no-op after scripts/test.sh's build step; rebuilds a stale dist/app
   const { preview } = await import('vite');
   server = await preview({ root: ROOT, configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn', preview: { port: PORT, strictPort: true } });
   downloads = mkdtempSync(join(tmpdir(), 'cairn-firefox-dl-'));

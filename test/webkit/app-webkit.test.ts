@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { PreviewServer } from 'vite';
 import { bytesOf, materialize, sampleTree, sha256 } from '../e2e/helpers/data';
+import { ensureAppBuild } from '../helpers/app-build';
 import { ok, restic } from '../helpers/cli';
 import { emptyBucket, startS3, type S3Server } from '../helpers/s3-server';
 import { Session, startDriver, type Driver } from './webdriver';
@@ -40,8 +41,7 @@ let work: string;
 const prefix = `webkit-${randomBytes(6).toString('hex')}`;
 
 beforeAll(async () => {
-  // scripts/test.sh builds the app first; a lone run builds it here.
-  if (!existsSync(join(ROOT, 'dist/app/index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  ensureAppBuild(); // a no-op after scripts/test.sh's build step; rebuilds a stale dist/app
   work = mkdtempSync(join(tmpdir(), 'cairn-webkit-'));
   s3 = await startS3({ origin: `${APP},http://127.0.0.1:${PORT}` });
   const { preview } = await import('vite');
