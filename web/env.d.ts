@@ -9,6 +9,8 @@ type CairnPickPurpose = 'source' | 'repository' | 'restore';
 interface Window {
   /** e2e only: returns the directory a real user would pick in showDirectoryPicker(). */
   __cairnTestPickDirectory?: (purpose: CairnPickPurpose) => Promise<FileSystemDirectoryHandle>;
+  /** e2e only: an operation that took the slot waits for this before it starts its work. */
+  __cairnTestOperationGate?: (kind: string) => Promise<void>;
 }
 
 // File System Access parts lib.dom does not declare yet (Chromium only; fsa.ts checks for them).

@@ -8,8 +8,11 @@
 //   strip an Error's `code`). Switch on `code`; show `message` only as a detail.
 // - Callbacks (`onProgress`) must be wrapped in `Comlink.proxy(fn)`; they are throttled to a
 //   few calls per second.
-// - One repository is open per engine worker; one long operation (backup, restore, download)
-//   runs at a time and `cancel()` stops it (it then rejects with code `ABORTED`).
+// - One repository is open per engine worker; one long operation (backup, restore into a
+//   folder, saving to a file, check, forget) holds the engine's operation slot at a time:
+//   `operation()` tells which, since when and for whom; a second one rejects with `BUSY` (its
+//   detail names the running one) and `cancel()` stops the running one (it then rejects with
+//   code `ABORTED`). Streamed downloads run beside it.
 
 import type { ErrorCode } from '../core/errors';
 import type { ProgressSnapshot } from '../core/progress';
@@ -181,8 +184,33 @@ export type BackupSource =
    */
   | { kind: 'served-files'; relativePaths: string[]; server: MessagePort };
 
+// ---- the operation slot -------------------------------------------------------------------
+
+/** The long operations; one holds the engine at a time (workers/engine/operation-slot.ts). */
+export type OperationKind = 'backup' | 'restore' | 'save' | 'check' | 'forget';
+
+/** Who started an operation: the user by hand, or a plan (by its schedule or its "Run now"). */
+export interface OperationOwner {
+  by: 'user' | 'plan';
+  plan?: { id: string; name: string };
+}
+
+/** The operation holding the slot, as the page and other tabs are told of it. */
+export interface OperationView {
+  kind: OperationKind;
+  owner: OperationOwner;
+  /** When it started (ms since the epoch). */
+  since: number;
+  /** Its last progress report, if it made one. */
+  progress?: ProgressSnapshot;
+  /** cancel() was called; it ends soon. */
+  cancelling: boolean;
+}
+
 export interface BackupRequest {
   source: BackupSource;
+  /** For the operation slot (default: the user). */
+  owner?: OperationOwner;
   /**
    * The snapshot's host name (restic's --host); the parent is the newest snapshot of this host
    * and these paths. Default: an ID of this browser profile ("browser-1a2b3c4d").
@@ -338,8 +366,10 @@ export interface EngineApi extends RepositoryToolsApi {
   snapshotSizes(ids: string[]): Promise<Record<string, number>>;
 
   backup(req: BackupRequest, onProgress?: (p: ProgressSnapshot) => void): Promise<BackupResultView>;
-  /** Cancels the running backup/restore/download; the repository stays valid. */
+  /** Cancels the operation holding the slot; the repository stays valid. */
   cancel(): Promise<void>;
+  /** The operation holding the slot, if any. */
+  operation(): Promise<OperationView | undefined>;
 
   /** Restores `path` of a snapshot (a file or a directory; [] = everything) into a picked folder. */
   restoreToFolder(

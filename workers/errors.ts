@@ -40,6 +40,20 @@ export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * `target` as the page calls it: each method runs in `guarded`, so the class behind it throws
+ * plain errors and the boundary turns them into EngineError in this one place.
+ */
+export function guardedMethods<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(t, prop) {
+      const v: unknown = Reflect.get(t, prop, t);
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => guarded(async () => (v as (...a: unknown[]) => unknown).apply(t, args));
+    },
+  });
+}
+
 /** Detail objects may hold causes or handles; keep only what structured clone surely takes. */
 function cloneable(detail: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!detail) return undefined;

@@ -8,7 +8,7 @@
 
 import type { PolicyInput } from '../core/forget/policy';
 import type { ProgressSnapshot } from '../core/progress';
-import type { DownloadTicket, EngineError, RepoInfo, RepoLocation, OpenOptions, RestoreResultView, SnapshotView } from './api';
+import type { DownloadTicket, EngineError, OperationOwner, RepoInfo, RepoLocation, OpenOptions, RestoreResultView, SnapshotView } from './api';
 
 export type { PolicyInput };
 
@@ -162,6 +162,8 @@ export interface ForgetPreview {
 }
 
 export interface ForgetRequest extends RetentionScope {
+  /** For the operation slot (default: the user). */
+  owner?: OperationOwner;
   /** The rules to apply (restic's flags as text). */
   policy?: PolicyInput;
   /** Or these snapshots, removed whatever the rules say. */

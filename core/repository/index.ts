@@ -4,4 +4,4 @@
 // compression and packs; backends below it store opaque bytes.
 export { Repository, type InitOptions, type OpenOptions, type RepositoryOptions, type UnpackedType } from './repository';
 export { Lock, listLocks, removeLocks, isStale, describeLock, type LockInfo, type LockOwner } from './lock';
-export { listSnapshots, loadSnapshot, findSnapshot, findParent, type SnapshotEntry, type SnapshotFilter } from './snapshots';
+export { listSnapshots, loadSnapshot, findSnapshot, findParent, parentAmong, type SnapshotEntry, type SnapshotFilter } from './snapshots';

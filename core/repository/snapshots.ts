@@ -119,11 +119,18 @@ export async function findSnapshot(repo: Repository, ref: string, filter: Snapsh
 }
 
 /**
- * The newest snapshot of this host whose paths include all of `paths` (restic 0.14
- * findParentSnapshot → FindLatestSnapshot with HasPaths; 0.16's default --group-by host,paths
- * filters the same way). A superset qualifies: backing up /a after a backup of /a and /b takes
- * that backup as the parent, so unchanged files under /a are not read again.
+ * A backup's parent among `entries` (oldest first): the newest snapshot of this host whose
+ * paths include all of `paths` (restic 0.14 findParentSnapshot → FindLatestSnapshot with
+ * HasPaths; 0.16's default --group-by host,paths filters the same way). A superset qualifies:
+ * backing up /a after a backup of /a and /b takes that backup as the parent, so unchanged
+ * files under /a are not read again. The one rule for the archiver and for the browser's
+ * folder times (workers/engine/backup.ts).
  */
+export function parentAmong<E extends SnapshotEntry>(entries: readonly E[], hostname: string, paths: readonly string[]): E | undefined {
+  return entries.findLast((e) => (e.snapshot.hostname ?? '') === hostname && paths.every((p) => e.snapshot.paths.includes(p)));
+}
+
+/** The parent (see parentAmong) among the repository's readable snapshots. */
 export async function findParent(
   repo: Repository,
   hostname: string,
@@ -132,12 +139,7 @@ export async function findParent(
   onError: SnapshotErrorHandler = () => {},
 ): Promise<SnapshotEntry | undefined> {
   // An unreadable snapshot cannot be a parent; leaving it out only costs re-reading files.
-  const all = await listSnapshots(repo, { signal, onError });
-  for (let i = all.length - 1; i >= 0; i--) {
-    const e = all[i]!;
-    if ((e.snapshot.hostname ?? '') === hostname && paths.every((p) => e.snapshot.paths.includes(p))) return e;
-  }
-  return undefined;
+  return parentAmong(await listSnapshots(repo, { signal, onError }), hostname, paths);
 }
 
 function asSnapshotError(e: unknown): CairnError {

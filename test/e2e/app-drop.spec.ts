@@ -4,20 +4,12 @@
 // where that is missing (Firefox, Safari: simulated by deleting it), entries to read
 // (webkitGetAsEntry), whose empty folders the summary names as not backed up.
 
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOpfsRepo, gotoTab, openApp, readSummary } from './helpers/app';
+import { createOpfsRepo, dropFolder, gotoTab, openApp, readSummary } from './helpers/app';
 import { materialize, sampleTree } from './helpers/data';
-
-/** Drags `path` (a folder on disk) from outside the browser and drops it in the middle of the page. */
-async function dropFolder(page: Page, path: string): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  const data = { items: [], files: [path], dragOperationsMask: 1 };
-  for (const type of ['dragEnter', 'dragOver', 'drop'] as const) await cdp.send('Input.dispatchDragEvent', { type, x: 400, y: 300, data });
-  await cdp.detach();
-}
 
 test('a dropped folder is backed up: by handle in Chromium, else by entries with its empty folders named', async ({ page }) => {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-e2e-drop-'));

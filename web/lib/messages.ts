@@ -2,7 +2,7 @@
 // codes from the engine, plus a few the page itself raises). Components never invent error
 // text: they call describeError() and show `title` + `text`.
 
-import type { EngineErrorCode } from '../../workers/api';
+import type { EngineErrorCode, OperationKind, OperationOwner } from '../../workers/api';
 
 /** Codes raised by the page itself (not the engine). */
 export type AppErrorCode =
@@ -89,7 +89,7 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
   NO_PASSWORD: ['Password needed', 'Type the repository password.'],
   INTERNAL: ['Something went wrong', 'An unexpected error happened. Your repository was not changed by it; try again.'],
   NO_REPOSITORY: ['No repository open', 'Open a repository first.'],
-  BUSY: ['Busy', 'Another backup, restore or download is still running. Wait for it to finish, or cancel it.'],
+  BUSY: ['Busy', 'Another backup, restore, check or removal is still running. Wait for it to finish, or cancel it.'],
   NOT_REMEMBERED: ['Password needed', 'This device does not remember the key of this repository (any more). Type the password.'],
   CACHE_BLOCKED: [
     'Cairn is open in another tab',
@@ -167,4 +167,26 @@ export function describeRecoveryError(d: Described): Described {
   if (d.code === 'BAD_KEY_FILE')
     return { ...d, title: 'That is not a master key', text: 'Paste the whole master key from the sheet: it starts with {"mac" and ends with }.' };
   return d;
+}
+
+/** An operation in words, as a sentence's subject ("A backup of plan “Photos”"). */
+export function operationWords(op: { kind: OperationKind; owner: OperationOwner }): string {
+  const what = { backup: 'A backup', restore: 'A restore', save: 'Saving a file', check: 'A check', forget: 'Removing snapshots' }[op.kind];
+  return op.owner.plan ? `${what} of plan “${op.owner.plan.name}”` : what;
+}
+
+/**
+ * Why an operation cannot start now: the one running (in this tab or another tab of this
+ * browser, on the same repository), since when. `what` is what was refused ("the dropped folder").
+ */
+export function describeBusy(running: { kind: OperationKind; owner: OperationOwner; since: number; elsewhere: boolean }, what?: string): Described {
+  const at = new Date(running.since).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const where = running.elsewhere ? ' in another tab' : '';
+  const then = what ? ` Try ${what} again when it has ended.` : running.elsewhere ? ' Wait for it to end.' : ' Wait for it to end, or cancel it.';
+  return {
+    code: 'BUSY',
+    title: 'Busy',
+    text: `${operationWords(running)} is running${where} (since ${at}).${then}`,
+    retryable: true,
+  };
 }

@@ -2,13 +2,14 @@
 // and encrypts the files in its own workers); live progress comes back a few times a second;
 // the result is a restic-like summary with the files that could not be read.
 
-import type { BackupResultView, BackupSource, ProgressSnapshot } from '../../workers/api';
+import type { BackupResultView, BackupSource, OperationOwner, ProgressSnapshot } from '../../workers/api';
 import * as Comlink from 'comlink';
 import { servedFileList } from '../../workers/client/file-server';
 import { engine, progressListener } from '../lib/engine';
 import { backupRecord, failedRecord, type OperationContext, type OperationTrigger } from '../lib/history';
 import { describeError, isCode, type Described } from '../lib/messages';
 import { history } from './history.svelte';
+import { BY_USER, isHold, operation, testGate, type Hold } from './operation.svelte';
 import { session } from './session.svelte';
 import { settings } from './settings.svelte';
 
@@ -24,6 +25,8 @@ export interface BackupSettings {
   plan?: { id: string; name: string };
   /** What the browser did not hand over (empty folders, links), for the summary's "not backed up". */
   notes?: string[];
+  /** The plan's hold on the operation slot (./operation.svelte.ts), which the backup joins. */
+  within?: Hold;
 }
 
 class BackupRun {
@@ -69,6 +72,12 @@ class BackupRun {
   /** Resolves with the result, or undefined when it failed or was cancelled (see `error`). */
   async start(source: BackupSource, opts: BackupSettings): Promise<BackupResultView | undefined> {
     if (this.#running) return undefined;
+    const owner: OperationOwner = opts.plan ? { by: 'plan', plan: opts.plan } : BY_USER;
+    const hold = await operation.acquire('backup', owner, { within: opts.within, cancel: () => this.#listingAbort.abort() });
+    if (!isHold(hold)) {
+      this.#error = hold;
+      return undefined;
+    }
     this.#running = true;
     this.#cancelling = false;
     this.#name = opts.name;
@@ -89,6 +98,7 @@ class BackupRun {
       start: Date.now(),
     };
     try {
+      await testGate('backup', hold);
       const onProgress = progressListener((p) => (this.#progress = p));
       // A webkitdirectory list stays here: the engine gets its paths (sizes and times follow
       // while it runs), and the workers that read the files ask this page for just those Files.
@@ -101,7 +111,7 @@ class BackupRun {
               (done, total) => (this.#listing = done < total ? { done, total } : undefined),
             )
           : undefined;
-      const request = { source: served?.source ?? source, hostname: op.host, tags: opts.tags, excludes: opts.excludes, force: opts.force };
+      const request = { source: served?.source ?? source, hostname: op.host, tags: opts.tags, excludes: opts.excludes, force: opts.force, owner };
       const result = await engine().backup(served ? Comlink.transfer(request, [served.source.server]) : request, onProgress);
       this.#result = result;
       await history.record(backupRecord(op, Date.now(), result));
@@ -115,6 +125,7 @@ class BackupRun {
       served?.close();
       this.#listing = undefined;
       performance.mark('cairn:backup-end');
+      hold.release();
       this.#running = false;
       this.#cancelling = false;
     }
@@ -123,8 +134,7 @@ class BackupRun {
   async cancel(): Promise<void> {
     if (!this.#running) return;
     this.#cancelling = true;
-    this.#listingAbort.abort();
-    await engine().cancel();
+    await operation.cancel();
   }
 
   reset(): void {

@@ -10,6 +10,7 @@ import { checkHistoryRecord, failedRecord, type OperationContext } from '../lib/
 import { appError, describeError, type Described } from '../lib/messages';
 import { checkResults } from './check-results.svelte';
 import { history } from './history.svelte';
+import { isHold, operation, testGate } from './operation.svelte';
 import { network } from './network.svelte';
 import { session } from './session.svelte';
 import { settings } from './settings.svelte';
@@ -64,10 +65,16 @@ class CheckRun {
       this.#error = describeError(appError('NEEDS_NETWORK'));
       return;
     }
+    const hold = await operation.acquire('check');
+    if (!isHold(hold)) {
+      this.#error = hold;
+      return;
+    }
     this.#running = true;
     this.#cancelling = false;
     const op: OperationContext = { repo: repoId ?? '', repoLabel: session.label, trigger: 'manual', host: settings.hostName, start: Date.now() };
     try {
+      await testGate('check', hold);
       const report = await engine().checkRepository(
         this.shareOf(choice),
         progressListener((p) => (this.#progress = p)),
@@ -80,6 +87,7 @@ class CheckRun {
       this.#error = describeError(e);
       await history.record(failedRecord(op, 'check', Date.now(), this.#error));
     } finally {
+      hold.release();
       this.#running = false;
       this.#cancelling = false;
     }
@@ -88,7 +96,7 @@ class CheckRun {
   async cancel(): Promise<void> {
     if (!this.#running) return;
     this.#cancelling = true;
-    await engine().cancel();
+    await operation.cancel();
   }
 
   clear(): void {

@@ -10,6 +10,7 @@ import { ensurePermission, pickDirectory } from '../lib/fsa';
 import { appError, describeError, type Described } from '../lib/messages';
 import { failedRecord, restoreRecord, type OperationContext } from '../lib/history';
 import { history } from './history.svelte';
+import { isHold, operation, testGate } from './operation.svelte';
 import { network } from './network.svelte';
 import { session } from './session.svelte';
 
@@ -82,7 +83,7 @@ class RestoreRun {
   async cancel(): Promise<void> {
     if (!this.#running) return;
     this.#cancelling = true;
-    await engine().cancel();
+    await operation.cancel();
   }
 
   dismiss(): void {
@@ -108,10 +109,16 @@ class RestoreRun {
       this.#error = describeError(appError('NEEDS_NETWORK'));
       return;
     }
+    const hold = await operation.acquire('restore');
+    if (!isHold(hold)) {
+      this.#error = hold;
+      return;
+    }
     this.#running = true;
     this.#cancelling = false;
     const op: OperationContext = { repo: session.info?.id ?? '', repoLabel: session.label, trigger: 'manual', start: Date.now() };
     try {
+      await testGate('restore', hold);
       this.#result = await work((p) => (this.#progress = p));
       await history.record(restoreRecord(op, Date.now(), subject, this.#result));
     } catch (e) {
@@ -121,6 +128,7 @@ class RestoreRun {
         await history.record(failedRecord(op, 'restore', Date.now(), d, subject));
       }
     } finally {
+      hold.release();
       this.#running = false;
       this.#cancelling = false;
     }

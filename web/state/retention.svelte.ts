@@ -11,6 +11,7 @@ import { failedRecord, forgetRecords, type OperationContext } from '../lib/histo
 import { describeError, type Described } from '../lib/messages';
 import { checkForm, emptyForm, fromPolicyInput, toPolicyInput, type FormCheck, type PolicyForm } from '../lib/policy-form';
 import { history } from './history.svelte';
+import { isHold, operation, testGate } from './operation.svelte';
 import { Loadable } from './loadable.svelte';
 import { remembered } from './remembered.svelte';
 import { session } from './session.svelte';
@@ -135,19 +136,25 @@ class Retention {
   async cancel(): Promise<void> {
     if (!this.#running) return;
     this.#cancelling = true;
-    await engine().cancel();
+    await operation.cancel();
   }
 
   /** Runs a forget (`subject`: what it removes, for the history) and records it. */
   async #run(req: ForgetRequest, subject: string): Promise<boolean> {
     if (this.#running) return false;
-    this.#running = true;
-    this.#cancelling = false;
     this.#error = undefined;
     this.#result = undefined;
+    const hold = await operation.acquire('forget');
+    if (!isHold(hold)) {
+      this.#error = hold;
+      return false;
+    }
+    this.#running = true;
+    this.#cancelling = false;
     this.#progress = undefined;
     const op: OperationContext = { repo: session.info?.id ?? '', repoLabel: session.label, trigger: 'manual', host: settings.hostName, start: Date.now() };
     try {
+      await testGate('forget', hold);
       const r = await engine().forget(
         req,
         progressListener((p) => (this.#progress = p)),
@@ -162,6 +169,7 @@ class Retention {
       await history.record(failedRecord(op, 'forget', Date.now(), this.#error, subject));
       return false;
     } finally {
+      hold.release();
       this.#running = false;
       this.#cancelling = false;
       await Promise.all([snapshots.load(), session.refreshInfo()]);

@@ -1,6 +1,6 @@
-// Runs plans, one operation at a time: a plan's run waits while another backup or a restore
-// of this page is going on, then backs up the plan's folders into the open repository (the
-// engine allows one long operation at a time anyway), records the run on the plan and in the
+// Runs plans, one operation at a time: a plan's run queues for the operation slot
+// (./operation.svelte.ts) while anything else runs, in this tab or another, then holds it for
+// the plan's backup and the retention after it, records the run on the plan and in the
 // history, applies the plan's retention rules (../lib/retention.ts) and says how it went in a
 // notification. Folder access is checked first: where the browser asks again, the run waits
 // for the user's click instead of failing (`waitingForClick`).
@@ -15,12 +15,10 @@ import { planPaths, type Plan } from '../lib/plans';
 import { engine } from '../lib/engine';
 import { applyRetentionAfterBackup } from '../lib/retention';
 import { backupRun } from './backup.svelte';
-import { checkRun } from './check-run.svelte';
 import { notesFor } from './choice.svelte';
 import { history } from './history.svelte';
+import { isHold, operation, type Hold } from './operation.svelte';
 import { plans } from './plans.svelte';
-import { restoreRun } from './restore.svelte';
-import { retention } from './retention.svelte';
 import { session } from './session.svelte';
 import { settings } from './settings.svelte';
 import { snapshots } from './snapshots.svelte';
@@ -32,11 +30,8 @@ interface Queued {
   picked?: BackupSource;
 }
 
-/** No other long operation of this page runs (the engine runs one at a time, and refuses a second). */
-const idle = () => !backupRun.running && !restoreRun.running && !checkRun.running && !retention.running;
 /** Every folder of the plan is kept as a handle (File System Access); else each run picks it. */
 const keepsFolders = (p: Plan) => p.folders.every((f) => f.handle !== undefined);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 class PlanRunner {
   #queue = $state.raw<Queued[]>([]);
@@ -102,16 +97,26 @@ class PlanRunner {
     this.#draining = true;
     try {
       while (this.#queue.length > 0) {
-        while (!idle()) await sleep(500);
         const [next, ...rest] = this.#queue;
-        this.#queue = rest;
         const plan = plans.byId(next!.planId);
-        if (!plan || !session.isOpen || session.entry?.id !== plan.repo) continue;
+        if (!plan || !session.isOpen || session.entry?.id !== plan.repo) {
+          this.#queue = rest;
+          continue;
+        }
+        const source = next!.picked ?? (await this.#keptSource(plan, next!.trigger));
+        if (!source) {
+          this.#queue = this.#queue.filter((q) => q !== next);
+          continue;
+        }
+        // Queued (still listed as such) until the slot is free.
+        const hold = await operation.acquire('backup', { by: 'plan', plan: { id: plan.id, name: plan.name } }, { wait: true });
+        this.#queue = this.#queue.filter((q) => q !== next);
+        if (!isHold(hold)) continue;
         this.#current = next;
         try {
-          const source = next!.picked ?? (await this.#keptSource(plan, next!.trigger));
-          if (source) await this.#backUp(plan, next!.trigger, source);
+          if (session.isOpen && session.entry?.id === plan.repo) await this.#backUp(plan, next!.trigger, source, hold);
         } finally {
+          hold.release();
           this.#current = undefined;
         }
       }
@@ -152,7 +157,7 @@ class PlanRunner {
     void showNotification(title, body, `click-${plan.id}`);
   }
 
-  async #backUp(plan: Plan, trigger: OperationTrigger, source: BackupSource): Promise<void> {
+  async #backUp(plan: Plan, trigger: OperationTrigger, source: BackupSource, hold: Hold): Promise<void> {
     const start = Date.now();
     await plans.started(plan.id, start);
     const result = await backupRun.start(source, {
@@ -162,6 +167,7 @@ class PlanRunner {
       trigger,
       plan: { id: plan.id, name: plan.name },
       notes: notesFor(source, 'pick'),
+      within: hold,
     });
     const end = Date.now();
     if (!result) {
@@ -180,20 +186,23 @@ class PlanRunner {
         (result.warnings.length ? ` · ${result.warnings.length} not backed up` : ''),
       `run-${plan.id}`,
     );
-    await this.#applyRetention(plan, trigger);
+    await this.#applyRetention(plan, trigger, hold);
     await Promise.all([snapshots.load(), session.refreshInfo()]);
   }
 
   /** The plan's rules after its backup: forget and prune recorded in the history; a failure notified like a failed backup. */
-  async #applyRetention(plan: Plan, trigger: OperationTrigger): Promise<void> {
+  async #applyRetention(plan: Plan, trigger: OperationTrigger, within: Hold): Promise<void> {
+    const owner = { by: 'plan' as const, plan: { id: plan.id, name: plan.name } };
+    const forgetting = await operation.acquire('forget', owner, { within });
+    if (!isHold(forgetting)) return;
     const outcome = await applyRetentionAfterBackup({
       rules: plan.retention,
       hostname: settings.hostName,
       paths: planPaths(plan),
       tags: plan.tags,
       op: { repo: session.info?.id ?? '', repoLabel: session.label, trigger, planId: plan.id, planName: plan.name, host: settings.hostName },
-      forget: (req) => engine().forget(req),
-    });
+      forget: (req) => engine().forget({ ...req, owner }),
+    }).finally(() => forgetting.release());
     if (!outcome) return;
     for (const r of outcome.records) await history.record(r);
     const e = outcome.error;

@@ -8,6 +8,7 @@ import type { SourceFS } from '../../core/archiver/source';
 import { GoTime } from '../../core/data/go-time';
 import type { ProgressSnapshot } from '../../core/progress';
 import { Lock } from '../../core/repository/lock';
+import { parentAmong } from '../../core/repository/snapshots';
 import { excludeMatcher } from './excludes';
 import type { BackupRequest, BackupResultView } from '../api';
 import { browserPool, saverWorkerCount, takeSavers, type BrowserPoolOptions } from '../pool/browser-pool';
@@ -41,14 +42,13 @@ export function sourceFor(req: BackupRequest): SourceFS & { targets: string[] } 
 }
 
 /**
- * Folders as the parent snapshot holds them — the newest snapshot of this host that has all
- * these paths, as the archiver picks it (core/repository/snapshots.ts findParent) — read
- * through the session's tree cache. Undefined without a parent (or with --force).
+ * Folders as the parent snapshot holds them — picked by the archiver's rule
+ * (core/repository/snapshots.ts parentAmong) from the session's snapshot list — read through
+ * the session's tree cache. Undefined without a parent (or with --force).
  */
 async function previousFolders(s: Session, hostname: string, paths: string[], force: boolean | undefined): Promise<PreviousFolders | undefined> {
   if (force) return undefined;
-  const all = await s.snapshots();
-  const parent = all.findLast((e) => (e.snapshot.hostname ?? '') === hostname && paths.every((p) => e.snapshot.paths.includes(p)));
+  const parent = parentAmong(await s.snapshots(), hostname, paths);
   if (!parent) return undefined;
   const seen = new Map<string, Promise<PreviousFolder | undefined>>();
   const at = async (path: string, signal?: AbortSignal): Promise<PreviousFolder | undefined> => {

@@ -110,3 +110,14 @@ export async function createPlan(page: Page, name: string, dir: string[], schedu
   await page.getByRole('button', { name: 'Create plan' }).click();
   await expect(page.getByTestId('plan-list').locator(`li[data-plan="${name}"]`)).toBeVisible();
 }
+
+/**
+ * Drags `path` (a folder on disk) from outside the browser and drops it in the middle of the
+ * page: Chromium's own drag and drop, through the DevTools protocol.
+ */
+export async function dropFolder(page: Page, path: string): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const data = { items: [], files: [path], dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop'] as const) await cdp.send('Input.dispatchDragEvent', { type, x: 400, y: 300, data });
+  await cdp.detach();
+}
