@@ -78,7 +78,10 @@ async function addToken(ctx: Context, file: string): Promise<number> {
   if (!name) throw new CairnError('USAGE', 'token add needs --name');
   if (config.devices.some((d) => d.name === name)) throw new CairnError('ALREADY_EXISTS', `a device named "${name}" exists; revoke it first`);
   const token = newToken();
-  const next: PresignFileConfig = { ...config, devices: [...config.devices, { name, role, tokenSha256: await tokenHash(token), created: new Date().toISOString() }] };
+  const next: PresignFileConfig = {
+    ...config,
+    devices: [...config.devices, { name, role, tokenSha256: await tokenHash(token), created: new Date().toISOString() }],
+  };
   writeConfig(file, parsePresignConfig(next));
   if (ctx.g.json) ctx.out.stdout(JSON.stringify({ name, role, token }) + '\n');
   else ctx.out.stdout(`device "${name}" (${role}) added. Its token, shown only now:\n\n  ${token}\n\nGive it to the device as CAIRN_PRESIGN_TOKEN.\n`);
@@ -116,7 +119,11 @@ async function serve(ctx: Context, file: string): Promise<number> {
       if (a.status >= 400 || ctx.g.verbose) ctx.out.stderr(`${a.status} ${a.device ?? '-'} ${a.method ?? ''} ${a.key ?? ''} ${a.reason ?? ''}\n`);
     },
   });
-  const server = await startNodeServer(handler, { host: listen.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(listen.slice(at + 1)), maxBodyBytes: MAX_BODY });
+  const server = await startNodeServer(handler, {
+    host: listen.slice(0, at).replace(/^\[|\]$/g, ''),
+    port: Number(listen.slice(at + 1)),
+    maxBodyBytes: MAX_BODY,
+  });
   ctx.out.stdout(`presign endpoint for ${config.s3.endpoint}/${config.s3.bucket}/${config.prefix ?? ''} listening on ${server.url}\n`);
   // main's signal handler aborts ctx.signal on SIGINT/SIGTERM: finish what is in flight, then exit.
   await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));

@@ -21,16 +21,27 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Reads at most `cap` bytes of the body; `whole` says whether that was all of it. */
-async function readCapped(req: IncomingMessage, cap: number): Promise<{ bytes: Buffer; whole: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    chunks.push(c);
-    size += c.length;
-    if (size >= cap) return { bytes: Buffer.concat(chunks).subarray(0, cap), whole: false };
-  }
-  return { bytes: Buffer.concat(chunks), whole: true };
+/**
+ * Reads at most `cap` bytes of the body. The rest is
+ * not kept: once the answer is sent Node reads and discards it (closing the connection instead
+ * would reset it under a client still sending, which then never sees the answer); the server's
+ * requestTimeout bounds how long that may take.
+ */
+function readCapped(req: IncomingMessage, cap: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData).off('end', done).off('error', reject);
+      resolve(Buffer.concat(chunks).subarray(0, cap));
+    };
+    const onData = (c: Buffer) => {
+      chunks.push(c);
+      size += c.length;
+      if (size >= cap) done();
+    };
+    req.on('data', onData).on('end', done).on('error', reject);
+  });
 }
 
 async function serve(handler: PresignHandler, req: IncomingMessage, res: ServerResponse, maxBody: number): Promise<void> {
@@ -38,13 +49,11 @@ async function serve(handler: PresignHandler, req: IncomingMessage, res: ServerR
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
   const declared = Number(req.headers['content-length'] ?? NaN);
   const hasBody = req.method === 'POST' && !(declared > maxBody);
-  const { bytes, whole } = hasBody ? await readCapped(req, maxBody + 1) : { bytes: undefined, whole: req.method !== 'POST' };
+  const bytes = hasBody ? await readCapped(req, maxBody + 1) : undefined;
   const request = new Request(`http://localhost${req.url ?? '/'}`, { method: req.method, headers, ...(bytes ? { body: new Uint8Array(bytes) } : {}) });
   const response = await handler(request);
   const out: Record<string, string> = {};
   response.headers.forEach((v, k) => (out[k] = v));
-  // A body left unread ends the connection: reading it could take as long as the sender likes.
-  if (!whole) out['connection'] = 'close';
   res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
 }
 
@@ -53,13 +62,14 @@ export async function startNodeServer(handler: PresignHandler, opts: NodeServerO
   const limit = opts.maxInFlight ?? 64;
   const server: Server = createServer((req, res) => {
     if (inFlight >= limit) {
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' }).end('{"error":"too many requests at once","reason":"busy"}');
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"error":"too many requests at once","reason":"busy"}');
       return;
     }
     inFlight++;
     serve(handler, req, res, opts.maxBodyBytes)
       .catch(() => {
-        if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json', connection: 'close' }).end('{"error":"unreadable request","reason":"malformed"}');
+        if (!res.headersSent)
+          res.writeHead(400, { 'content-type': 'application/json', connection: 'close' }).end('{"error":"unreadable request","reason":"malformed"}');
         else res.destroy();
       })
       .finally(() => inFlight--);

@@ -34,7 +34,12 @@ export function requireAccess(info: DeviceInfo, access: Access, operation: strin
 }
 
 /** Asks the endpoint which device the token belongs to and its role. */
-export async function deviceInfo(endpoint: string, token: string, fetchFn: typeof fetch = globalThis.fetch.bind(globalThis), signal?: AbortSignal): Promise<DeviceInfo> {
+export async function deviceInfo(
+  endpoint: string,
+  token: string,
+  fetchFn: typeof fetch = globalThis.fetch.bind(globalThis),
+  signal?: AbortSignal,
+): Promise<DeviceInfo> {
   const op = 'presign-whoami';
   let res: Response;
   try {
@@ -44,8 +49,14 @@ export async function deviceInfo(endpoint: string, token: string, fetchFn: typeo
   }
   const body = (await res.json().catch(() => ({}))) as Partial<DeviceInfo> & { error?: string };
   if (res.status === 401 || res.status === 403)
-    throw new CairnError('ACCESS_DENIED', `presign endpoint refused this device token: ${body.error ?? res.status}`, { op, detail: { reason: 'presign-refused' } });
+    throw new CairnError('ACCESS_DENIED', `presign endpoint refused this device token: ${body.error ?? res.status}`, {
+      op,
+      detail: { reason: 'presign-refused' },
+    });
   if (!res.ok || typeof body.device !== 'string' || !['read', 'append-only', 'maintenance'].includes(body.role!) || typeof body.prefix !== 'string')
-    throw new CairnError('BACKEND_IO', `presign endpoint ${endpoint} did not say who this device is (HTTP ${res.status})`, { op, retryable: res.status >= 500 });
+    throw new CairnError('BACKEND_IO', `presign endpoint ${endpoint} did not say who this device is (HTTP ${res.status})`, {
+      op,
+      retryable: res.status >= 500,
+    });
   return { device: body.device, role: body.role!, prefix: body.prefix };
 }

@@ -64,7 +64,12 @@ export function parsePresignConfig(doc: unknown): PresignFileConfig {
   if (expires !== undefined && (!Number.isInteger(expires) || expires < 60 || expires > 900)) bad('"expiresSeconds" must be 60…900');
   if (c.listen !== undefined && (typeof c.listen !== 'string' || !/^[^\s:]+:\d{1,5}$/.test(c.listen))) bad('"listen" must be host:port');
   return {
-    s3: { endpoint: s3.endpoint.replace(/\/$/, ''), bucket: s3.bucket, ...(s3.region ? { region: s3.region } : {}), ...(s3.pathStyle !== undefined ? { pathStyle: !!s3.pathStyle } : {}) },
+    s3: {
+      endpoint: s3.endpoint.replace(/\/$/, ''),
+      bucket: s3.bucket,
+      ...(s3.region ? { region: s3.region } : {}),
+      ...(s3.pathStyle !== undefined ? { pathStyle: !!s3.pathStyle } : {}),
+    },
     prefix,
     ...(c.origins ? { origins: c.origins } : {}),
     ...(expires ? { expiresSeconds: expires } : {}),

@@ -69,13 +69,14 @@ function fullyDecoded(segment: string): string {
 function repositoryPath(key: string, base: string): string {
   if (key.length > MAX_KEY) refuse('bad-key', 'key too long', 400);
   if (key.startsWith('/')) refuse('outside-prefix', `absolute key refused: ${key.slice(0, 100)}`);
-  // eslint-disable-next-line no-control-regex
   if (/[\\\x00-\x1f\x7f]/.test(key)) refuse('bad-key', 'key holds a backslash or a control character');
-  if (key.split('/').some((s) => ['.', '..', ''].includes(fullyDecoded(s)))) refuse('dot-segment', `key has an empty, "." or ".." segment: ${key.slice(0, 100)}`);
+  if (key.split('/').some((s) => ['.', '..', ''].includes(fullyDecoded(s))))
+    refuse('dot-segment', `key has an empty, "." or ".." segment: ${key.slice(0, 100)}`);
   if (!key.startsWith(base)) refuse('outside-prefix', `key outside the repository prefix: ${key.slice(0, 100)}`);
   const rest = key.slice(base.length);
   const layout = new RegExp(`^(config|(keys|locks|snapshots|index)/${ID}|data/([0-9a-f]{2})/${ID})$`).exec(rest);
-  if (!layout || (layout[3] && !rest.startsWith(`data/${layout[3]}/${layout[3]}`))) refuse('not-repository-file', `not a restic repository file: ${rest.slice(0, 100)}`);
+  if (!layout || (layout[3] && !rest.startsWith(`data/${layout[3]}/${layout[3]}`)))
+    refuse('not-repository-file', `not a restic repository file: ${rest.slice(0, 100)}`);
   return rest;
 }
 
