@@ -42,7 +42,7 @@ export async function releaseHeldLocks(ms = RELEASE_AFTER_INTERRUPT_MS): Promise
 
 /** The repository's location as a spec worker threads can open too, with the global options that shape requests. */
 export function backendSpec(ctx: Context): BackendSpec {
-  const spec = parseLocation(ctx.g.repo, ctx.g.env);
+  const spec = parseLocation(ctx.g.repo, ctx.g.env, ctx.g.presign);
   return spec.kind === 's3' ? { ...spec, stuckTimeoutMs: ctx.g.stuckTimeoutMs } : spec;
 }
 

@@ -43,7 +43,36 @@ export interface GlobalOptions {
   /** restic's --stuck-request-timeout: a request without progress for this long is retried. */
   stuckTimeoutMs: number;
   env: NodeJS.ProcessEnv;
+  /** An S3 repository reached through a presign endpoint with a device token instead of keys. */
+  presign?: PresignClient;
   passwordFlags: { file?: string; command?: string };
+}
+
+export interface PresignClient {
+  endpoint: string;
+  token: string;
+}
+
+/**
+ * `-o s3.presign-endpoint=URL` (or CAIRN_PRESIGN_ENDPOINT) with the device token from
+ * CAIRN_PRESIGN_TOKEN or the file CAIRN_PRESIGN_TOKEN_FILE; never from the command line, where
+ * other users of the machine could read it. Other `-o` options are accepted and ignored.
+ */
+export function presignClient(options: string[], env: NodeJS.ProcessEnv): PresignClient | undefined {
+  const opt = options.find((o) => o.startsWith('s3.presign-endpoint='));
+  const endpoint = opt?.slice('s3.presign-endpoint='.length) ?? env.CAIRN_PRESIGN_ENDPOINT;
+  if (!endpoint) return undefined;
+  if (!/^https?:\/\//.test(endpoint)) throw new CairnError('USAGE', `s3.presign-endpoint must be an http(s) URL: ${endpoint}`);
+  let token = env.CAIRN_PRESIGN_TOKEN;
+  if (!token && env.CAIRN_PRESIGN_TOKEN_FILE) {
+    try {
+      token = goTrimSpace(fs.readFileSync(env.CAIRN_PRESIGN_TOKEN_FILE, 'utf8'));
+    } catch (e) {
+      throw new CairnError('USAGE', `cannot read CAIRN_PRESIGN_TOKEN_FILE: ${(e as Error).message}`, { cause: e });
+    }
+  }
+  if (!token) throw new CairnError('USAGE', 'a presign endpoint needs the device token in CAIRN_PRESIGN_TOKEN or CAIRN_PRESIGN_TOKEN_FILE');
+  return { endpoint, token: token.trim() };
 }
 
 export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions {
@@ -78,6 +107,7 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
     packSize: packSizeMiB === undefined ? undefined : packSizeMiB * 1024 * 1024,
     stuckTimeoutMs: stuckTimeout(f['stuck-request-timeout'] as string | undefined),
     env,
+    presign: presignClient((f.option as string[] | undefined) ?? [], env),
     passwordFlags: { file: f['password-file'] as string | undefined, command: f['password-command'] as string | undefined },
   };
 }

@@ -11,9 +11,10 @@ import { openS3Backend, parseS3Spec, type S3Spec } from './adapters/s3';
 
 export type BackendSpec = { kind: 'local'; path: string } | S3Spec;
 
-export function parseLocation(repo: string | undefined, env: NodeJS.ProcessEnv): BackendSpec {
+export function parseLocation(repo: string | undefined, env: NodeJS.ProcessEnv, presign?: S3Spec['presign']): BackendSpec {
   if (!repo) throw new CairnError('USAGE', 'Please specify repository location (-r or --repository-file)');
-  if (repo.startsWith('s3:')) return parseS3Spec(repo, env);
+  if (repo.startsWith('s3:')) return parseS3Spec(repo, env, presign);
+  if (presign) throw new CairnError('USAGE', 's3.presign-endpoint needs an s3: repository (s3:<endpoint>/<bucket>/<prefix>)');
   if (repo.startsWith('local:')) return { kind: 'local', path: repo.slice('local:'.length) };
   const scheme = /^([a-z0-9]+):/.exec(repo);
   if (scheme && scheme[1]!.length > 1) {

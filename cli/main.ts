@@ -33,7 +33,9 @@ import * as diff from './commands/diff';
 import * as dump from './commands/dump';
 import * as tag from './commands/tag';
 import * as generate from './commands/generate';
+import * as presign from './commands/presign';
 import { withOpLog } from './op-log';
+import { checkDevice } from './presign/device-gate';
 
 export interface Command {
   summary: string;
@@ -65,6 +67,7 @@ const COMMANDS: Record<string, Command> = {
   copy,
   rewrite,
   repair,
+  presign,
 };
 
 const VERSION = '0.1.0';
@@ -147,6 +150,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     installNodePrimitives();
     await initZstdNode();
     const g = globalOptions(p, env);
+    await checkDevice(name, p, g, controller.signal);
     return await withOpLog(
       p.flags['log-file'] as string | undefined,
       { command: name, repository: g.repo },

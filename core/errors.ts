@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'FORGET_REFUSED' // the policy would remove every snapshot of a group (restic 0.18 refuses)
   | 'LAST_KEY' // removing the repository's only key file would lock everyone out
   | 'KEY_IN_USE' // removing the key this session opened with, without saying so explicitly
+  | 'NOT_PERMITTED' // this device's role at its presign endpoint does not allow the operation (append-only: no forget, prune or key changes)
   // backends
   | 'NOT_FOUND' // the object does not exist
   | 'ALREADY_EXISTS'

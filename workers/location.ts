@@ -78,7 +78,9 @@ export async function openBackend(loc: RepoLocation, opts: { create?: boolean } 
       return opts.create ? FsaBackend.create(loc.handle, { location }) : new FsaBackend(loc.handle, { location });
     }
     case 's3': {
-      const s3 = new S3Backend({ signer: signerFor(loc, loc.auth), prefix: loc.prefix, location: describeLocation(loc) });
+      // Through a presign endpoint every PUT says If-None-Match: * — what an append-only device's endpoint requires.
+      const noOverwrite = loc.auth.type === 'presign';
+      const s3 = new S3Backend({ signer: signerFor(loc, loc.auth), prefix: loc.prefix, location: describeLocation(loc), noOverwrite });
       // Offline, a retry cannot help: fail at once so the cache can answer.
       return withRetry(withConcurrencyLimit(s3), { isRetryable: (e) => !browserOffline() && isRetryableError(e), maxElapsedMs: 5 * 60_000 });
     }

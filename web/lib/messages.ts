@@ -59,6 +59,10 @@ const TEXT: Record<AnyErrorCode, [title: string, text: string]> = {
     'This key is in use',
     'This is the key you unlocked the repository with. Removing it means that password no longer opens the repository; confirm to remove it anyway.',
   ],
+  NOT_PERMITTED: [
+    'Not allowed for this device',
+    'This device is connected through a presign endpoint with a role that does not allow this (an append-only device can add backups but not remove or change them). Run it from a device with the maintenance role, or with the bucket’s keys.',
+  ],
   NOT_FOUND: ['Not found', 'A file the repository needs is missing.'],
   ALREADY_EXISTS: ['Already exists', 'Something with that name already exists.'],
   BACKEND_IO: ['Storage error', 'Reading or writing the storage failed. Trying again often helps.'],
