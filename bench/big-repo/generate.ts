@@ -78,7 +78,7 @@ class PackStream {
     this.out.packBytes += done.bytes.length;
     this.out.packs++;
     this.#packer = new Packer(done.buffer);
-    await this.out.listed({ id: done.id, blobs: done.blobs.map((b) => ({ ...b })) });
+    await this.out.listed({ id: done.id, blobs: done.blobs });
   }
 }
 
@@ -249,7 +249,15 @@ async function main(): Promise<void> {
       for (const p of pending.splice(0))
         parent = await repo.saveJSON(
           'snapshots',
-          encodeSnapshot({ time: p.time, tree: p.tree, parent, paths: ['/data'], hostname: 'bench', username: 'bench', programVersion: 'cairn big-repo generator' }),
+          encodeSnapshot({
+            time: p.time,
+            tree: p.tree,
+            parent,
+            paths: ['/data'],
+            hostname: 'bench',
+            username: 'bench',
+            programVersion: 'cairn big-repo generator',
+          }),
         );
     }
     if (s % 50 === 49) process.stderr.write(`[generate] ${s + 1}/${opts.snapshots} snapshots, ${w.dataBlobs + w.treeBlobs} blobs\n`);
