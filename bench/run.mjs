@@ -20,6 +20,7 @@ import { renderProfile, runProfile } from './lib/profile.mjs';
 import { nativeReferences } from './micro/native.mjs';
 import { renderScale, runScale, summarizeScale } from './lib/scale.mjs';
 
+if (process.env.BENCH_SECTIONS === 'big-repo') await import('./big-repo.mjs').then((m) => m.runBigRepo()).then(() => process.exit(0));
 const cfg = loadConfig();
 const started = Date.now();
 const log = (s) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${s}\n`);

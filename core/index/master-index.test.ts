@@ -144,6 +144,24 @@ describe('MasterIndex', () => {
     expect(m.size).toBe(5000);
   });
 
+  it('grows in blocks, without doubling: under 64 bytes per entry just past a power of two', () => {
+    const m = new MasterIndex();
+    const N = 140_000; // past 2^17: a doubled flat array would hold 262 144 entries
+    const blobIDs = ids(13, N);
+    const pack = ids(14, 1)[0]!;
+    for (let i = 0; i < N; i += 10_000) {
+      m.addPack(
+        pack,
+        blobIDs.slice(i, i + 10_000).map((id, j) => ({ type: j % 3 ? 'data' : 'tree', id, offset: (i + j) * 50, length: 50, uncompressedLength: 0 })),
+      );
+    }
+    expect(m.size).toBe(N);
+    expect(m.byteSize / N).toBeLessThan(64);
+    for (let i = 0; i < N; i += 997) expect(m.lookup((i % 10_000) % 3 ? 'data' : 'tree', blobIDs[i]!)?.offset).toBe(i * 50);
+    expect(m.entryID(N - 1)).toBe(blobIDs[N - 1]);
+    expect(m.packEntries(0)).toHaveLength(N);
+  });
+
   it('numbers entries for passes over the whole index: one canonical entry per blob, its copies in pack order', () => {
     const m = new MasterIndex();
     const [p1, p2, a, b] = ids(12, 4) as [string, string, string, string];

@@ -1,7 +1,8 @@
 // The in-memory union of all index files: blob (type, ID) → where it is stored. Compact on
 // purpose — a repository can hold millions of blobs and the browser has little memory — so
-// entries live in typed arrays (~60 bytes each) behind an open-addressing hash table keyed
-// by the ID's first bytes (IDs are SHA-256 values, already uniformly distributed).
+// entries live in blocks of typed arrays (49 bytes each) behind an open-addressing hash table
+// of 4-byte slots, at most 60 % full (7–13 bytes per entry), keyed by the ID's first bytes (IDs
+// are SHA-256 values, already uniformly distributed): 56–63 bytes per blob in all.
 
 import { fromHex, toHex, type ID } from '../id';
 import type { BlobType, PackedBlob } from '../pack/header';
@@ -19,15 +20,47 @@ export interface BlobLocation {
   uncompressedLength: number;
 }
 
+/**
+ * Entries live in blocks of BLOCK entries, each field in its own typed array: a growing index
+ * allocates one block at a time and never copies its entries (one flat array doubled would
+ * hold up to twice the entries it needs, and three times during the copy). Only the last block
+ * is smaller than BLOCK: it starts at 1 024 entries and doubles until it is full.
+ */
+const BLOCK_BITS = 16;
+const BLOCK = 1 << BLOCK_BITS;
+const IN_BLOCK = BLOCK - 1;
+/** Entries per hash-table slot at most: linear probing stays short below it (~3.5 probes for an absent ID at 0.6). */
+const MAX_LOAD = 0.6;
+
+/** One block's fields. */
+interface Block {
+  ids: Uint8Array; // 32 bytes per entry
+  type: Uint8Array; // 0 data, 1 tree
+  pack: Uint32Array;
+  offset: Uint32Array;
+  length: Uint32Array;
+  ulen: Uint32Array;
+}
+
+function newBlock(cap: number, from?: Block): Block {
+  const b: Block = {
+    ids: new Uint8Array(cap * 32),
+    type: new Uint8Array(cap),
+    pack: new Uint32Array(cap),
+    offset: new Uint32Array(cap),
+    length: new Uint32Array(cap),
+    ulen: new Uint32Array(cap),
+  };
+  if (from) for (const k of Object.keys(b) as (keyof Block)[]) b[k].set(from[k]);
+  return b;
+}
+
 export class MasterIndex {
-  #cap = 0;
   #n = 0;
-  #ids = new Uint8Array(0); // 32 bytes per entry
-  #type = new Uint8Array(0); // 0 data, 1 tree
-  #pack = new Uint32Array(0);
-  #offset = new Uint32Array(0);
-  #length = new Uint32Array(0);
-  #ulen = new Uint32Array(0);
+  /** Entries e live in #blocks[e >>> BLOCK_BITS] at (e & IN_BLOCK). */
+  #blocks: Block[] = [];
+  /** Entries the last block has room for. */
+  #lastCap = 0;
   #table = new Int32Array(0); // entry index + 1, 0 = empty
   #packIDs: ID[] = [];
   readonly #packNo = new Map<ID, number>();
@@ -52,26 +85,36 @@ export class MasterIndex {
     return this.#packIDs.length;
   }
 
+  /** Bytes held by the entries and the hash table (what the index costs in memory). */
+  get byteSize(): number {
+    let bytes = this.#table.byteLength;
+    for (const b of this.#blocks)
+      bytes += b.ids.byteLength + b.type.byteLength + b.pack.byteLength + b.offset.byteLength + b.length.byteLength + b.ulen.byteLength;
+    return bytes;
+  }
+
+  #block(e: number): Block {
+    return this.#blocks[e >>> BLOCK_BITS]!;
+  }
+
+  /** Room for entry #n: a new block, or the last one grown. */
   #grow(): void {
-    const cap = Math.max(1024, this.#cap * 2);
-    const ids = new Uint8Array(cap * 32);
-    ids.set(this.#ids);
-    this.#ids = ids;
-    const t = new Uint8Array(cap);
-    t.set(this.#type);
-    this.#type = t;
-    const grow32 = (a: Uint32Array) => {
-      const b = new Uint32Array(cap);
-      b.set(a);
-      return b;
-    };
-    this.#pack = grow32(this.#pack);
-    this.#offset = grow32(this.#offset);
-    this.#length = grow32(this.#length);
-    this.#ulen = grow32(this.#ulen);
-    this.#cap = cap;
-    this.#table = new Int32Array(cap * 2);
-    for (let i = 0; i < this.#n; i++) this.#insertSlot(i);
+    const blocks = this.#blocks;
+    if (this.#lastCap === BLOCK || blocks.length === 0) {
+      this.#lastCap = 1024;
+      blocks.push(newBlock(this.#lastCap));
+    } else {
+      this.#lastCap *= 2;
+      blocks[blocks.length - 1] = newBlock(this.#lastCap, blocks[blocks.length - 1]);
+    }
+  }
+
+  /** A table with room for `n` entries at MAX_LOAD, every entry inserted again. */
+  #rehash(n: number): void {
+    let slots = 2048;
+    while (slots * MAX_LOAD < n) slots *= 2;
+    this.#table = new Int32Array(slots);
+    for (let e = 0; e < this.#n; e++) this.#insertSlot(e);
   }
 
   #slotOf(idBytes: Uint8Array, at: number): number {
@@ -81,15 +124,17 @@ export class MasterIndex {
 
   #insertSlot(entry: number): void {
     const mask = this.#table.length - 1;
-    let s = this.#slotOf(this.#ids, entry * 32);
+    let s = this.#slotOf(this.#block(entry).ids, (entry & IN_BLOCK) * 32);
     while (this.#table[s] !== 0) s = (s + 1) & mask;
     this.#table[s] = entry + 1;
   }
 
   #matches(entry: number, id: Uint8Array, type: number): boolean {
-    if (this.#type[entry] !== type) return false;
-    const base = entry * 32;
-    for (let i = 0; i < 32; i++) if (this.#ids[base + i] !== id[i]) return false;
+    const b = this.#block(entry);
+    const i0 = entry & IN_BLOCK;
+    if (b.type[i0] !== type) return false;
+    const base = i0 * 32;
+    for (let i = 0; i < 32; i++) if (b.ids[base + i] !== id[i]) return false;
     return true;
   }
 
@@ -104,23 +149,27 @@ export class MasterIndex {
     for (let s = this.#slotOf(bytes, at); ; s = (s + 1) & mask) {
       const e = this.#table[s]!;
       if (e === 0) return -1;
-      if (this.#type[e - 1] !== t) continue;
-      const base = (e - 1) * 32;
+      const b = this.#blocks[(e - 1) >>> BLOCK_BITS]!;
+      const i0 = (e - 1) & IN_BLOCK;
+      if (b.type[i0] !== t) continue;
+      const base = i0 * 32;
       let i = 0;
-      while (i < 32 && this.#ids[base + i] === bytes[at + i]) i++;
+      while (i < 32 && b.ids[base + i] === bytes[at + i]) i++;
       if (i === 32) return e - 1;
     }
   }
 
   /** Entry `e` as a BlobLocation; `id` when the caller has its hex already. */
   #location(e: number, id?: ID): BlobLocation {
+    const b = this.#block(e);
+    const i = e & IN_BLOCK;
     return {
-      type: this.#type[e] ? 'tree' : 'data',
-      id: id ?? toHex(this.#ids.subarray(e * 32, e * 32 + 32)),
-      packID: this.#packIDs[this.#pack[e]!]!,
-      offset: this.#offset[e]!,
-      length: this.#length[e]!,
-      uncompressedLength: this.#ulen[e]!,
+      type: b.type[i] ? 'tree' : 'data',
+      id: id ?? toHex(b.ids.subarray(i * 32, i * 32 + 32)),
+      packID: this.#packIDs[b.pack[i]!]!,
+      offset: b.offset[i]!,
+      length: b.length[i]!,
+      uncompressedLength: b.ulen[i]!,
     };
   }
 
@@ -151,7 +200,7 @@ export class MasterIndex {
   plainSize(type: BlobType, id: ID): number | undefined {
     const e = this.#find(type, id);
     if (e < 0) return undefined;
-    return this.#ulen[e] || this.#length[e]! - 32;
+    return this.entryUncompressedLength(e) || this.entryLength(e) - 32;
   }
 
   /** Adds a pack's blobs; returns the pack's number (see `packNumber`). */
@@ -165,15 +214,18 @@ export class MasterIndex {
       this.#packIDs.push(packID);
       this.#packNo.set(packID, p);
     }
-    for (const b of blobs) {
-      if (this.#n >= this.#cap) this.#grow();
+    if (this.#n + blobs.length > this.#table.length * MAX_LOAD) this.#rehash(this.#n + blobs.length);
+    for (const blob of blobs) {
+      if (this.#n >>> BLOCK_BITS === this.#blocks.length || (this.#n & IN_BLOCK) >= this.#lastCap) this.#grow();
       const e = this.#n++;
-      this.#ids.set(fromHex(b.id, this.#scratch), e * 32);
-      this.#type[e] = b.type === 'tree' ? 1 : 0;
-      this.#pack[e] = p;
-      this.#offset[e] = b.offset;
-      this.#length[e] = b.length;
-      this.#ulen[e] = b.uncompressedLength;
+      const b = this.#block(e);
+      const i = e & IN_BLOCK;
+      b.ids.set(fromHex(blob.id, this.#scratch), i * 32);
+      b.type[i] = blob.type === 'tree' ? 1 : 0;
+      b.pack[i] = p;
+      b.offset[i] = blob.offset;
+      b.length[i] = blob.length;
+      b.ulen[i] = blob.uncompressedLength;
       this.#insertSlot(e);
     }
     return p;
@@ -186,10 +238,11 @@ export class MasterIndex {
     if (!this.#treesByPack) {
       const m = new Map<number, number[]>();
       for (let e = 0; e < this.#n; e++) {
-        if (!this.#type[e]) continue;
-        const list = m.get(this.#pack[e]!);
+        if (!this.#block(e).type[e & IN_BLOCK]) continue;
+        const pack = this.entryPack(e);
+        const list = m.get(pack);
         if (list) list.push(e);
-        else m.set(this.#pack[e]!, [e]);
+        else m.set(pack, [e]);
       }
       this.#treesByPack = m;
     }
@@ -235,33 +288,35 @@ export class MasterIndex {
 
   /** The entry `findEntry` gives for entry `e`'s blob: the same number for every copy of it. */
   canonicalEntry(e: number): number {
-    return this.#findBytes(this.#ids, e * 32, this.#type[e]!);
+    const b = this.#block(e);
+    return this.#findBytes(b.ids, (e & IN_BLOCK) * 32, b.type[e & IN_BLOCK]!);
   }
 
   entryType(e: number): BlobType {
-    return this.#type[e] ? 'tree' : 'data';
+    return this.#block(e).type[e & IN_BLOCK] ? 'tree' : 'data';
   }
 
   entryID(e: number): ID {
-    return toHex(this.#ids.subarray(e * 32, e * 32 + 32));
+    const i = (e & IN_BLOCK) * 32;
+    return toHex(this.#block(e).ids.subarray(i, i + 32));
   }
 
   /** The entry's pack number. */
   entryPack(e: number): number {
-    return this.#pack[e]!;
+    return this.#block(e).pack[e & IN_BLOCK]!;
   }
 
   entryOffset(e: number): number {
-    return this.#offset[e]!;
+    return this.#block(e).offset[e & IN_BLOCK]!;
   }
 
   entryLength(e: number): number {
-    return this.#length[e]!;
+    return this.#block(e).length[e & IN_BLOCK]!;
   }
 
   /** 0 when the blob is stored uncompressed. */
   entryUncompressedLength(e: number): number {
-    return this.#ulen[e]!;
+    return this.#block(e).ulen[e & IN_BLOCK]!;
   }
 
   /**
@@ -273,31 +328,26 @@ export class MasterIndex {
     const { order, start } = this.#byPack;
     const out: number[] = [];
     for (let i = start[pack]!; i < start[pack + 1]!; i++) out.push(order[i]!);
-    out.sort((a, b) => this.#offset[a]! - this.#offset[b]!);
-    return out.filter((e, i) => i === 0 || this.#offset[e] !== this.#offset[out[i - 1]!]);
+    out.sort((a, b) => this.entryOffset(a) - this.entryOffset(b));
+    return out.filter((e, i) => i === 0 || this.entryOffset(e) !== this.entryOffset(out[i - 1]!));
   }
 
   #groupByPack(): { order: Uint32Array; start: Uint32Array } {
     const packs = this.#packIDs.length;
     const start = new Uint32Array(packs + 1);
-    for (let e = 0; e < this.#n; e++) start[this.#pack[e]! + 1]!++;
+    for (let e = 0; e < this.#n; e++) start[this.entryPack(e) + 1]!++;
     for (let p = 0; p < packs; p++) start[p + 1]! += start[p]!;
     const next = start.slice(0, packs);
     const order = new Uint32Array(this.#n);
-    for (let e = 0; e < this.#n; e++) order[next[this.#pack[e]!]!++] = e;
+    for (let e = 0; e < this.#n; e++) order[next[this.entryPack(e)]!++] = e;
     return { order, start };
   }
 
   /** Forgets every entry and pack (a rewritten index is read again from its files). */
   clear(): void {
-    this.#cap = 0;
     this.#n = 0;
-    this.#ids = new Uint8Array(0);
-    this.#type = new Uint8Array(0);
-    this.#pack = new Uint32Array(0);
-    this.#offset = new Uint32Array(0);
-    this.#length = new Uint32Array(0);
-    this.#ulen = new Uint32Array(0);
+    this.#blocks = [];
+    this.#lastCap = 0;
     this.#table = new Int32Array(0);
     this.#packIDs = [];
     this.#packNo.clear();
