@@ -9,6 +9,8 @@ type CairnPickPurpose = 'source' | 'repository' | 'restore';
 interface Window {
   /** e2e only: returns the directory a real user would pick in showDirectoryPicker(). */
   __cairnTestPickDirectory?: (purpose: CairnPickPurpose) => Promise<FileSystemDirectoryHandle>;
+  /** e2e only: awaited on each progress step of the offline cache's fill (holds the fill while pending). */
+  __cairnTestOfflineFillGate?: (p: import('../workers/api').OfflineCacheProgress) => Promise<void> | void;
 }
 
 // File System Access parts lib.dom does not declare yet (Chromium only; fsa.ts checks for them).

@@ -7,7 +7,19 @@
 import * as Comlink from 'comlink';
 import type { ProgressSnapshot } from '../core/progress';
 import { CairnError } from '../core/errors';
-import type { BackupRequest, DownloadKind, EngineApi, EngineStats, OpenOptions, RepoLocation, RestorePatterns, SnapshotView, Tuning, TuningApi } from './api';
+import type {
+  BackupRequest,
+  DownloadKind,
+  EngineApi,
+  EngineStats,
+  OfflineCacheProgress,
+  OpenOptions,
+  RepoLocation,
+  RestorePatterns,
+  SnapshotView,
+  Tuning,
+  TuningApi,
+} from './api';
 import * as db from './cache/db';
 import { rememberList, rememberView } from './cache/last-view';
 import { EngineFault, guarded } from './errors';
@@ -88,19 +100,21 @@ async function replace(next: Promise<Session>): Promise<Session> {
   const old = session;
   session = s;
   await old?.close();
-  // Opening a snapshot needs the index; read it while the page asks for the snapshot list.
-  s.repo.loadIndex().catch(() => {});
-  warmInBackground(s);
+  // The snapshot list needs only the snapshot files: everything else waits until the page has
+  // it (or 3 s, for a page that opens on a folder or never lists).
+  void Promise.race([s.firstList, new Promise((r) => setTimeout(r, 3000))]).then(() => session === s && warmInBackground(s, false));
   return s;
 }
 
-/** Bucket repositories: fill the offline cache while the user looks at the snapshot list. */
-function warmInBackground(s: Session): void {
-  s.warmOfflineCache().catch(() => {});
+/** After the list: the index (browsing needs it), and the offline cache's fill unless the page starts it. */
+function warmInBackground(s: Session, fill = true): void {
+  const index = s.repo.loadIndex().catch(() => {});
+  if (fill) s.warmOfflineCache().catch(() => {});
+  // The rest after the index, which the first folder opened waits for.
   // Choosing SHA-256 and AES takes ~0.2 s of timing: done now, a backup or restore starts without it.
-  setTimeout(() => void heavyWithCrypto().catch(() => {}), 1000);
+  void index.then(() => setTimeout(() => void heavyWithCrypto().catch(() => {}), 1000));
   // And savers started for the next backup, loaded by the time the user picks a folder.
-  if (!s.offline) setTimeout(() => void standByWhenIdle(s).catch(() => {}), 1000);
+  if (!s.offline) void index.then(() => setTimeout(() => void standByWhenIdle(s).catch(() => {}), 1000));
   // Locks left by a closed tab of this browser would hold off restic's check and prune for 30 minutes.
   if (!s.offline) setTimeout(() => void removeOwnDeadLocks(s).catch(() => {}), 1000);
 }
@@ -151,13 +165,14 @@ const api = {
       );
     }),
   repositoryInfo: () => guarded(async () => session?.info()),
-  prepareOffline: () => guarded(() => current().warmOfflineCache()),
+  prepareOffline: (onProgress?: (p: OfflineCacheProgress) => unknown) => guarded(() => current().warmOfflineCache(onProgress)),
 
   listSnapshots: () =>
     guarded(async () => {
       const s = current();
       const list = (await s.snapshots()).map(snapshotView);
       keepList(s, list);
+      s.listed();
       return list;
     }),
   listDir: (snapshotId: string, path: string[]) => guarded(() => browse.listDir(current(), snapshotId, path)),
