@@ -34,7 +34,9 @@ for (const n of prof.nodes) {
   const seen = new Set();
   for (let id = n.id; id !== undefined; id = parent.get(id)) {
     const k = key(byId.get(id));
-    if (!seen.has(k)) (seen.add(k), incl.set(k, (incl.get(k) ?? 0) + t));
+    if (seen.has(k)) continue;
+    seen.add(k);
+    incl.set(k, (incl.get(k) ?? 0) + t);
   }
 }
 const total = (prof.endTime - prof.startTime) / 1e6;
