@@ -11,6 +11,8 @@ interface Window {
   __cairnTestPickDirectory?: (purpose: CairnPickPurpose) => Promise<FileSystemDirectoryHandle>;
   /** e2e only: an operation that took the slot waits for this before it starts its work. */
   __cairnTestOperationGate?: (kind: string) => Promise<void>;
+  /** e2e only: awaited on each progress step of the offline cache's fill (holds the fill while pending). */
+  __cairnTestOfflineFillGate?: (p: import('../workers/api').OfflineCacheProgress) => Promise<void> | void;
 }
 
 // File System Access parts lib.dom does not declare yet (Chromium only; fsa.ts checks for them).

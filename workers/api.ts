@@ -67,6 +67,19 @@ export interface RepoInfo {
   remembered: boolean;
 }
 
+/** The background fill of a bucket repository's offline cache (EngineApi.prepareOffline). */
+export interface OfflineCacheProgress {
+  /** 'index': reading the index files; 'trees': fetching the folder listings; 'done': all cached. */
+  phase: 'index' | 'trees' | 'done';
+  indexFiles: number;
+  indexTotal: number;
+  /** Snapshots in the repository, and those whose folders are all cached. */
+  snapshots: number;
+  snapshotsDone: number;
+  /** Folder listings (trees) fetched or found cached by this fill so far. */
+  folders: number;
+}
+
 export interface OpenOptions {
   /** Do not touch the network: unlock and browse from the offline metadata cache only. */
   offline?: boolean;
@@ -335,11 +348,14 @@ export interface EngineApi extends RepositoryToolsApi {
   closeRepository(): Promise<void>;
   repositoryInfo(): Promise<RepoInfo | undefined>;
   /**
-   * Bucket repositories: fetches every snapshot's trees into the offline cache (the engine
-   * also starts this by itself after opening and after each backup). Resolves when browsing,
-   * search and diff will work offline; a no-op for OPFS and folders.
+   * Bucket repositories: fetches every snapshot's trees into the offline cache, in the
+   * background (the page's own requests go first), skipping snapshots an earlier fill completed
+   * (so a reload resumes it). The page starts it once the snapshot list is shown; the engine
+   * also after each backup. `onProgress` hears the current state at once, then each step, and
+   * is awaited. Resolves, with the trees the cache holds, when browsing, search and diff will
+   * work offline; a no-op for OPFS and folders.
    */
-  prepareOffline(): Promise<{ trees: number }>;
+  prepareOffline(onProgress?: (p: OfflineCacheProgress) => unknown): Promise<{ trees: number }>;
 
   /** Newest last, like `restic snapshots`. From the offline cache when offline. */
   listSnapshots(): Promise<SnapshotView[]>;

@@ -15,6 +15,7 @@ import { snapshots } from './snapshots.svelte';
 import { tree } from './tree.svelte';
 import { diff, search, versions } from './explore.svelte';
 import { dashboard } from './dashboard.svelte';
+import { offlineCache } from './offline-cache.svelte';
 
 export interface UnlockRequest {
   /** A remembered entry to unlock (its stored location), or a new location typed in. */
@@ -45,6 +46,7 @@ function forgetShown(): void {
   search.results.clear();
   versions.results.clear();
   diff.results.clear();
+  offlineCache.clear();
 }
 
 class RepoSession {
@@ -162,7 +164,10 @@ class RepoSession {
     this.#location = location;
     this.#entry = entry;
     this.#info = info;
-    void snapshots.load();
+    // The offline cache fills after the list is shown, in the background.
+    void snapshots.load().then(() => {
+      if (this.#info === info) void offlineCache.start(info);
+    });
     performance.mark('cairn:unlocked');
     void setPref(LAST_REPO_PREF, entry?.id ?? null);
     writeBootHint(entry);

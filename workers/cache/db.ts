@@ -199,9 +199,10 @@ export async function putLocation(locationKey: string, repoId: string): Promise<
 /** Deletes everything cached for a repository (and the location → repository link). */
 export async function clearRepository(repo: string, locationKey?: string): Promise<void> {
   const d = await database();
-  const tx = d.transaction(['objects', 'listings', 'locations'], 'readwrite');
+  const tx = d.transaction(['objects', 'listings', 'locations', 'meta'], 'readwrite');
   for await (const c of tx.objectStore('objects').index('byRepo').iterate(repo)) await c.delete();
   for await (const c of tx.objectStore('listings').iterate(IDBKeyRange.bound([repo], [repo, []]))) await c.delete();
+  await tx.objectStore('meta').delete(IDBKeyRange.bound(`${COMPLETE}${repo}:`, `${COMPLETE}${repo}:\uffff`));
   if (locationKey) await tx.objectStore('locations').delete(locationKey);
   await tx.done;
 }
@@ -273,6 +274,24 @@ export async function clientId(): Promise<string> {
   }
   await tx.done;
   return rec.value;
+}
+
+const COMPLETE = 'offline-complete:';
+
+/** The snapshots of `repo` whose trees are all in the offline cache (workers/engine/offline-fill.ts). */
+export async function completeSnapshots(repo: string): Promise<string[]> {
+  const prefix = `${COMPLETE}${repo}:`;
+  const keys = await (await database()).getAllKeys('meta', IDBKeyRange.bound(prefix, prefix + '\uffff'));
+  return keys.map((k) => k.slice(prefix.length));
+}
+
+export async function putCompleteSnapshot(repo: string, snapshot: string): Promise<void> {
+  await (await database()).put('meta', { name: `${COMPLETE}${repo}:${snapshot}`, value: '' });
+}
+
+/** How many trees of `repo` the cache holds. */
+export async function countObjects(repo: string, type: CachedType): Promise<number> {
+  return (await database()).count('objects', IDBKeyRange.bound([repo, type], [repo, type, []]));
 }
 
 const PENDING = 'pending-pack:';

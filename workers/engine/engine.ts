@@ -12,6 +12,7 @@ import type {
   DownloadKind,
   EngineApi,
   EngineStats,
+  OfflineCacheProgress,
   OpenOptions,
   OperationView,
   RepoLocation,
@@ -85,8 +86,8 @@ export class Engine implements EngineApi {
   async repositoryInfo() {
     return this.#session?.info();
   }
-  prepareOffline() {
-    return this.#current().warmOfflineCache();
+  prepareOffline(onProgress?: (p: OfflineCacheProgress) => unknown) {
+    return this.#current().warmOfflineCache(onProgress);
   }
 
   // ---- browsing -----------------------------------------------------------------------------
@@ -95,6 +96,7 @@ export class Engine implements EngineApi {
     const s = this.#current();
     const list = (await s.snapshots()).map(snapshotView);
     this.#keepList(s, list);
+    s.listed();
     return list;
   }
   listDir(snapshotId: string, path: string[]) {
@@ -234,20 +236,22 @@ export class Engine implements EngineApi {
     const old = this.#session;
     this.#session = s;
     await old?.close();
-    // Opening a snapshot needs the index; read it while the page asks for the snapshot list.
-    s.repo.loadIndex().catch(() => {});
-    this.#warmInBackground(s);
+    // The snapshot list needs only the snapshot files: everything else waits until the page has
+    // it (or 3 s, for a page that opens on a folder or never lists).
+    void Promise.race([s.firstList, new Promise((r) => setTimeout(r, 3000))]).then(() => this.#session === s && this.#warmInBackground(s, false));
     return s;
   }
 
-  /** Bucket repositories: fill the offline cache while the user looks at the snapshot list. */
-  #warmInBackground(s: Session): void {
-    s.warmOfflineCache().catch(() => {});
-    // Choosing SHA-256 and AES takes ~0.2 s of timing: done now, a backup or restore starts without it.
-    setTimeout(() => void heavyWithCrypto().catch(() => {}), 1000);
+  /** After the list: the index (browsing needs it), and the offline cache's fill unless the page starts it. */
+  #warmInBackground(s: Session, fill = true): void {
+    const index = s.repo.loadIndex().catch(() => {});
+    if (fill) s.warmOfflineCache().catch(() => {});
+    // The rest after the index, which the first folder opened waits for. Choosing SHA-256 and
+    // AES takes ~0.2 s of timing: done now, a backup or restore starts without it.
+    void index.then(() => setTimeout(() => void heavyWithCrypto().catch(() => {}), 1000));
     if (s.offline) return;
     // Savers started for the next backup, loaded by the time the user picks a folder.
-    setTimeout(() => void this.#standByWhenIdle(s).catch(() => {}), 1000);
+    void index.then(() => setTimeout(() => void this.#standByWhenIdle(s).catch(() => {}), 1000));
     // Locks left by a closed tab of this browser would hold off restic's check and prune for 30 minutes.
     setTimeout(() => void removeOwnDeadLocks(s).catch(() => {}), 1000);
   }

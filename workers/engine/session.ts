@@ -9,8 +9,10 @@ import type { Repository } from '../../core/repository/repository';
 import { loadSnapshot, type SnapshotEntry } from '../../core/repository/snapshots';
 import { mapLimit } from '../../core/concurrency/concurrency';
 import { CairnError } from '../../core/errors';
-import type { RepoInfo, RepoLocation } from '../api';
+import type { OfflineCacheProgress, RepoInfo, RepoLocation } from '../api';
 import type { CachedBackend } from '../cache/cached-backend';
+import { offlineRecords } from '../cache/offline-records';
+import { fillOfflineCache } from './offline-fill';
 import { EngineFault } from '../errors';
 import { browserOffline, describeLocation, isRemote } from '../location';
 
@@ -27,6 +29,15 @@ export class Session {
   readonly #trees = new Map<ID, Tree>();
   readonly #closed = new AbortController();
   #warming: Promise<{ trees: number }> | undefined;
+  /** The fill's last progress, and who listens to it (./offline-fill.ts). */
+  #fill: OfflineCacheProgress | undefined;
+  readonly #fillListeners = new Set<(p: OfflineCacheProgress) => unknown>();
+  /** The page's tree loads running now; the background fill waits while there are any. */
+  #foreground = 0;
+  #foregroundIdle: (() => void)[] = [];
+  #listed!: () => void;
+  /** Resolved once the page has been given the snapshot list (see listed()). */
+  readonly firstList = new Promise<void>((r) => (this.#listed = r));
 
   constructor(init: { loc: RepoLocation; locationKey: string; repo: Repository; cached?: CachedBackend; offline: boolean; remembered: boolean }) {
     this.loc = init.loc;
@@ -93,12 +104,39 @@ export class Session {
     throw new CairnError('SNAPSHOT_NOT_FOUND', `no snapshot ${ref}`);
   }
 
+  /** The page has the snapshot list: background work may start (engine-main waits for this). */
+  listed(): void {
+    this.#listed();
+  }
+
   forgetSnapshots(): void {
     this.#snapshots = undefined;
   }
 
-  /** A decoded tree, from memory, then the cache/backend (Repository.loadBlob verifies it). */
+  /** A decoded tree for the page (browsing, search, diff): the background fill waits meanwhile. */
   async tree(id: ID, signal?: AbortSignal): Promise<Tree> {
+    this.#foreground++;
+    try {
+      return await this.#tree(id, signal);
+    } finally {
+      if (--this.#foreground === 0) for (const wake of this.#foregroundIdle.splice(0)) wake();
+    }
+  }
+
+  /**
+   * Resolves when no tree load of the page runs, checked again one task later: a listing's
+   * loads follow each other with only microtasks between them, and the fill should not slip in.
+   */
+  async #whenForegroundIdle(): Promise<void> {
+    for (;;) {
+      while (this.#foreground > 0) await new Promise<void>((r) => this.#foregroundIdle.push(r));
+      await new Promise((r) => setTimeout(r, 0));
+      if (this.#foreground === 0) return;
+    }
+  }
+
+  /** A decoded tree, from memory, then the cache/backend (Repository.loadBlob verifies it). */
+  async #tree(id: ID, signal?: AbortSignal): Promise<Tree> {
     const hit = this.#trees.get(id);
     if (hit) {
       this.#trees.delete(id); // LRU: move to the back
@@ -119,33 +157,46 @@ export class Session {
   }
 
   /**
-   * Fills the offline cache: every snapshot's trees (and, on the way, the snapshot and index
-   * files) are fetched once so that browsing, search and diff work without the network.
-   * Runs in the background after open and after each backup; awaiting it is optional.
+   * Fills the offline cache (./offline-fill.ts): every snapshot's trees (and, on the way, the
+   * index files) are fetched once so that browsing, search and diff work without the network.
+   * The page starts it once the snapshot list is shown; the engine again after each backup.
+   * `onProgress` hears the current state at once, then every step (awaited: it sets the pace).
+   * Resolves with the number of trees the cache holds for this repository.
    */
-  warmOfflineCache(): Promise<{ trees: number }> {
-    if (!this.cached || this.offline) return Promise.resolve({ trees: 0 });
-    this.#warming ??= this.#warm().finally(() => (this.#warming = undefined));
+  warmOfflineCache(onProgress?: (p: OfflineCacheProgress) => unknown): Promise<{ trees: number }> {
+    if (!this.cached || this.offline) {
+      void onProgress?.({ phase: 'done', indexFiles: 0, indexTotal: 0, snapshots: 0, snapshotsDone: 0, folders: 0 });
+      return Promise.resolve({ trees: 0 });
+    }
+    if (onProgress) this.#fillListeners.add(onProgress);
+    const running = this.#warming;
+    this.#warming ??= this.#warm().finally(() => {
+      this.#warming = undefined;
+      this.#fillListeners.clear();
+    });
+    if (running && onProgress && this.#fill) void Promise.resolve(onProgress({ ...this.#fill })).catch(() => {});
     return this.#warming;
   }
 
   async #warm(): Promise<{ trees: number }> {
     const signal = this.#closed.signal;
-    await this.repo.loadIndex({ signal });
-    const seen = new Set<ID>();
-    let frontier = (await this.snapshots(signal)).map((e) => e.snapshot.tree);
-    while (frontier.length > 0) {
-      const next: ID[] = [];
-      await mapLimit(frontier, 8, async (id) => {
-        if (seen.has(id)) return;
-        seen.add(id);
-        const tree = await this.tree(id, signal);
-        for (const n of tree.nodes) if (n.type === 'dir' && n.subtree && !seen.has(n.subtree)) next.push(n.subtree);
-      });
-      frontier = next;
+    const report = async (p: OfflineCacheProgress) => {
+      this.#fill = p;
+      await Promise.all([...this.#fillListeners].map((l) => Promise.resolve(l({ ...p })).catch(() => this.#fillListeners.delete(l))));
+    };
+    const host = {
+      repo: this.repo,
+      snapshots: (sig?: AbortSignal) => this.snapshots(sig),
+      backgroundTree: (id: ID, sig?: AbortSignal) => this.#tree(id, sig),
+      foregroundIdle: () => this.#whenForegroundIdle(),
+      settled: async () => this.cached?.settled(),
+    };
+    try {
+      await report(await fillOfflineCache(host, offlineRecords, report, signal));
+    } finally {
+      this.#fill = undefined;
     }
-    await this.cached?.settled();
-    return { trees: seen.size };
+    return { trees: await offlineRecords.cachedTrees(this.repo.config.id).catch(() => 0) };
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,210 @@
+#!/usr/bin/env node
+// Opening the scale repository (./make-repo.mjs) in the built app, as a new user does: a fresh
+// Chromium profile, the bucket form, the password, then the snapshot list (cold); then a
+// reload and the password again (warm: the offline cache holds what the first open kept).
+// Each run also records when the background cache fill finished (its engine progress event,
+// if the build has one), when browsing the newest snapshot's root worked, and the Chromium
+// processes' peak PSS.
+//   CAIRN_S3_ENV=/tmp/dev-s3/env.json node bench/scale/app-open.mjs [runs=3]
+// Env: SCALE_FILES (200000), SCALE_NO_BUILD=1 (serve dist/app as it is), SCALE_PORT (4191),
+// SCALE_PROFILE=<file.cpuprofile> (the engine worker's CPU profile of the first run's cold open and
+// browse; SCALE_PROFILE_PHASE=warm: of its warm ones),
+// BENCH_CHROMIUM (/usr/bin/chromium), SCALE_OUT (a JSON file for the results).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { CHROMIUM_FLAGS } from '../lib/chromium.mjs';
+import { makeScaleRepo } from './make-repo.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const RUNS = Number(process.argv[2] ?? 3);
+const FILES = Number(process.env.SCALE_FILES ?? 200_000);
+const PORT = Number(process.env.SCALE_PORT ?? 4191);
+const CHROMIUM = process.env.BENCH_CHROMIUM ?? '/usr/bin/chromium';
+
+/** The app as `npm start` builds and serves it (its CSP and headers), on its own port. */
+async function serveApp() {
+  if (process.env.SCALE_NO_BUILD !== '1') {
+    const b = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, CAIRN_TEST_HOOKS: '' } });
+    if (b.status !== 0) throw new Error('vite build failed');
+  }
+  const p = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { cwd: ROOT, stdio: 'ignore', detached: true });
+  const url = `http://localhost:${PORT}/`;
+  for (let i = 0; i < 100; i++) {
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, stop: () => process.kill(-p.pid) };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  process.kill(-p.pid);
+  throw new Error(`vite preview did not answer on ${url}`);
+}
+
+/** PSS of every process of this Chromium profile (KiB). */
+function profilePss(userDir) {
+  let kib = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(userDir)) continue;
+      const m = /^Pss:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+      if (m) kib += Number(m[1]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kib;
+}
+
+/** CDP commands to the engine worker (attached through the browser session, as bench/probes/engine-profile.mjs). */
+async function engineSession(cdp) {
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const t = targetInfos.find((x) => x.type === 'worker' && x.url.includes('engine.worker'));
+  if (!t) throw new Error('no engine worker');
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
+  let id = 0;
+  const replies = new Map();
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message);
+    replies.get(m.id)?.(m);
+  });
+  return (method, params = {}) => {
+    const n = ++id;
+    const reply = new Promise((r) => replies.set(n, r));
+    return cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: n, method, params }) }).then(() => reply);
+  };
+}
+
+const listed = (page) => page.getByTestId('snapshot-list').locator('tbody tr');
+
+/** Seconds from the unlock's start (the click on "Open repository") to the snapshot list on screen, by the page's marks. */
+async function timedOpen(page, fill) {
+  await fill();
+  const t0 = await page.evaluate(() => performance.now());
+  await page.getByRole('button', { name: 'Open repository' }).click();
+  await listed(page).nth(1).waitFor({ timeout: 300_000 });
+  // The app's own marks, in seconds after its unlock started: the password handed to the
+  // engine (unlocked: the engine answered; listed: the list's answer; shown: the list on screen).
+  const marks = await page.evaluate((t0) => {
+    const start = performance.getEntriesByName('cairn:unlock-start').filter((e) => e.startTime >= t0)[0]?.startTime ?? NaN;
+    const at = (n) =>
+      performance
+        .getEntriesByName(n)
+        .filter((e) => e.startTime >= start)
+        .map((e) => +((e.startTime - start) / 1000).toFixed(3))[0];
+    return { unlocked: at('cairn:unlocked'), listed: at('cairn:snapshots-listed'), shown: at('cairn:snapshot-list-fresh') };
+  }, t0);
+  console.error(`  open: ${JSON.stringify(marks)}`);
+  return marks.shown;
+}
+
+/** Seconds from now until the engine reports the offline cache complete (undefined if this build does not say). */
+async function cacheFilled(page, timeoutMs = 600_000) {
+  const t0 = Date.now();
+  const done = page.getByTestId('offline-cache-done');
+  if ((await page.getByTestId('offline-cache').count()) === 0 && (await done.count()) === 0) return undefined;
+  await done.waitFor({ state: 'attached', timeout: timeoutMs });
+  return (Date.now() - t0) / 1000;
+}
+
+/** Opens the newest snapshot from the list and waits for its root listing: seconds. */
+async function browseNewest(page) {
+  const t0 = Date.now();
+  await listed(page)
+    .first()
+    .getByRole('link', { name: /Open snapshot/ })
+    .click();
+  await page.getByTestId('tree-list').locator('tbody tr').first().waitFor({ timeout: 300_000 });
+  const s = (Date.now() - t0) / 1000;
+  await page.goBack();
+  await listed(page).nth(1).waitFor();
+  return s;
+}
+
+async function oneRun(app, loc, i) {
+  const { chromium } = await import('playwright-core');
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scale-open-'));
+  const ctx = await chromium.launchPersistentContext(userDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1100, height: 800 },
+  });
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, profilePss(userDir))), 500);
+  try {
+    const page = ctx.pages()[0] ?? (await ctx.newPage());
+    await page.goto(app.url + '#/snapshots');
+    await page.getByLabel('Open an existing one').check();
+    const profile = i === 0 && process.env.SCALE_PROFILE;
+    const startProfile = async () => {
+      const send = await engineSession(await ctx.newCDPSession(page));
+      await send('Profiler.enable');
+      await send('Profiler.setSamplingInterval', { interval: 500 });
+      await send('Profiler.start');
+      return async () => fs.writeFileSync(profile, JSON.stringify((await send('Profiler.stop')).result.profile));
+    };
+    const warmProfile = process.env.SCALE_PROFILE_PHASE === 'warm';
+    let stopProfile = profile && !warmProfile ? await startProfile() : undefined;
+    const cold = await timedOpen(page, async () => {
+      await page.getByLabel(/An S3-compatible bucket/).check();
+      await page.getByLabel('Endpoint', { exact: true }).fill(loc.env.endpoint);
+      await page.getByLabel('Bucket', { exact: true }).fill(loc.env.bucket);
+      await page.getByLabel(/Folder in the bucket/).fill(loc.prefix);
+      await page.getByLabel('Region', { exact: true }).fill(loc.env.region);
+      await page.getByLabel('Access key ID', { exact: true }).fill(loc.env.accessKeyId);
+      await page.getByLabel('Secret access key', { exact: true }).fill(loc.env.secretAccessKey);
+      await page.getByLabel(/Remember the bucket keys/).check();
+      await page.getByLabel('Password', { exact: true }).fill(loc.password);
+    });
+    const browseCold = await browseNewest(page);
+    const fill = await cacheFilled(page);
+    await stopProfile?.();
+    await page.reload();
+    await page.getByRole('heading', { name: /^Unlock/ }).waitFor();
+    stopProfile = profile && warmProfile ? await startProfile() : undefined;
+    const warm = await timedOpen(page, () => page.getByLabel('Password', { exact: true }).fill(loc.password));
+    const browseWarm = await browseNewest(page);
+    await stopProfile?.();
+    return { cold, browseCold, fill, warm, browseWarm, peakPssMiB: Math.round(peak / 1024) };
+  } finally {
+    clearInterval(sampler);
+    await ctx.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  }
+}
+
+const loc = makeScaleRepo(FILES);
+const app = await serveApp();
+const runs = [];
+try {
+  for (let i = 0; i < RUNS; i++) {
+    const r = await oneRun(app, loc, i);
+    runs.push(r);
+    console.log(`run ${i + 1}: ${JSON.stringify(r)}`);
+  }
+} finally {
+  app.stop();
+}
+const med = (k) => {
+  const v = runs
+    .map((r) => r[k])
+    .filter((x) => typeof x === 'number')
+    .sort((a, b) => a - b);
+  return v.length ? v[Math.floor(v.length / 2)] : undefined;
+};
+const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+const summary = {
+  git,
+  files: FILES,
+  repository: loc.restic,
+  runs,
+  median: Object.fromEntries(['cold', 'warm', 'fill', 'browseCold', 'browseWarm', 'peakPssMiB'].map((k) => [k, med(k)])),
+};
+console.log(`median: ${JSON.stringify(summary.median)}`);
+if (process.env.SCALE_OUT) fs.writeFileSync(process.env.SCALE_OUT, JSON.stringify(summary, null, 2));

@@ -1,0 +1,12 @@
+// Which snapshots the offline cache holds completely (every tree), kept in the engine's
+// IndexedDB beside the cache itself and deleted with it (db.clearRepository).
+
+import type { ID } from '../../core/id';
+import type { FillRecords } from '../engine/offline-fill';
+import * as db from './db';
+
+export const offlineRecords: FillRecords & { cachedTrees(repoId: string): Promise<number> } = {
+  complete: async (repoId) => new Set(await db.completeSnapshots(repoId)),
+  markComplete: (repoId, snapshot: ID) => db.putCompleteSnapshot(repoId, snapshot),
+  cachedTrees: (repoId) => db.countObjects(repoId, 'tree'),
+};
