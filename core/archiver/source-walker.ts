@@ -14,7 +14,7 @@ import { isUnlistable, type SourceEntry, type SourceFS } from './source';
 import type { TargetDir } from './targets';
 import type { TreeSaver } from './tree-saver';
 import { CairnError, throwIfAborted } from '../errors';
-import { Semaphore } from '../backend/limit';
+import { Semaphore } from '../concurrency/semaphore';
 
 export interface SourceWalkerDeps {
   source: SourceFS;

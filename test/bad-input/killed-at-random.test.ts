@@ -223,8 +223,11 @@ describe('a backup killed at random moments', () => {
     await cp(template, repoDir, { recursive: true });
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     // A live lock holder that, like restic and cairn holding a lock, survives restic's SIGHUP probe.
-    const holder = spawn(process.execPath, ['-e', "process.on('SIGHUP', () => {}); setTimeout(() => {}, 120000)"], { stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 200));
+    // It says so once its handler is in place (a fixed pause could end before that on a loaded machine).
+    const holder = spawn(process.execPath, ['-e', "process.on('SIGHUP', () => {}); console.log('ready'); setTimeout(() => {}, 120000)"], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
     const repo = await openLocal(repoDir);
     const lock = (exclusive: boolean, host: string, pid: number) =>
       repo.saveJSON('locks', encodeLock({ time: GoTime.fromDate(new Date()), exclusive, hostname: host, username: 'someone', pid }));
