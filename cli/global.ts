@@ -58,7 +58,7 @@ export interface PresignClient {
  * CAIRN_PRESIGN_TOKEN or the file CAIRN_PRESIGN_TOKEN_FILE; never from the command line, where
  * other users of the machine could read it. Other `-o` options are accepted and ignored.
  */
-export function presignClient(options: string[], env: NodeJS.ProcessEnv): PresignClient | undefined {
+function presignClient(options: string[], env: NodeJS.ProcessEnv): PresignClient | undefined {
   const opt = options.find((o) => o.startsWith('s3.presign-endpoint='));
   const endpoint = opt?.slice('s3.presign-endpoint='.length) ?? env.CAIRN_PRESIGN_ENDPOINT;
   if (!endpoint) return undefined;

@@ -32,7 +32,7 @@ export function toEngineError(e: unknown): EngineError {
 }
 
 /** Runs an API method; any failure rejects with a plain EngineError. */
-export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {

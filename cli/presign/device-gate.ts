@@ -10,7 +10,7 @@ import type { Parsed } from '../args';
 import type { GlobalOptions } from '../global';
 
 /** What a command line needs; `--dry-run` of forget, prune and rewrite changes nothing. */
-export function commandAccess(command: string, p: Parsed): Access {
+function commandAccess(command: string, p: Parsed): Access {
   const dryRun = p.flags['dry-run'] === true;
   switch (command) {
     case 'forget':

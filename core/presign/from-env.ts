@@ -9,7 +9,7 @@ import { presignHandler, type PresignHandler } from './handler';
 
 let cached: { text: string; handler: PresignHandler } | undefined;
 
-export function handlerFromEnv(env: SecretEnv): PresignHandler {
+function handlerFromEnv(env: SecretEnv): PresignHandler {
   const text = env['CAIRN_PRESIGN_CONFIG'];
   if (!text) throw new Error('CAIRN_PRESIGN_CONFIG is not set');
   if (cached?.text === text) return cached.handler;

@@ -99,7 +99,7 @@ export class OperationSlot {
 }
 
 /** The refusal of a second operation: says what runs, and carries it for the page's message. */
-export function busyError(running: OperationView): EngineFault {
+function busyError(running: OperationView): EngineFault {
   return new EngineFault('BUSY', `${WORDS[running.kind]} is still running`, {
     detail: { kind: running.kind, by: running.owner.by, plan: running.owner.plan?.name, since: running.since },
   });
