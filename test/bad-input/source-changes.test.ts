@@ -5,8 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFile, mkdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ok, removeDir, restic, tempDir, cairn, describeTree } from '../helpers/cli';
 import { openLocal } from '../helpers/engine';
@@ -78,7 +77,6 @@ describe('source files that change during the backup', () => {
     await writeFile(join(src2, 'shrinks.log'), 'line\n'.repeat(1000));
     const repo = await openLocal(repoDir);
     let mutated = false;
-    let writer: ChildProcess | undefined;
     const faulty: SourceFS = {
       ...nodeSourceFS,
       async readDir(entry, onError, signal) {
@@ -87,9 +85,8 @@ describe('source files that change during the backup', () => {
           mutated = true;
           await rm(join(src2, 'becomes-fifo.txt'));
           execFileSync('mkfifo', [join(src2, 'becomes-fifo.txt')]);
-          // A writer that waits for a reader: it unblocks a backup that opens the FIFO (what happened
-          // before), and its one line is left for the check below if no reader ever came.
-          writer = spawn('sh', ['-c', `echo from-the-fifo > ${join(src2, 'becomes-fifo.txt')}`], { stdio: 'ignore' });
+          // No writer: a backup that waited on the FIFO for data would never return (the test's
+          // timeout fails it). Opening it without blocking to see its type, as restic does, is fine.
           await rm(join(src2, 'becomes-link.txt'));
           await symlink('/etc/hostname', join(src2, 'becomes-link.txt'));
           await rm(join(src2, 'becomes-dir.txt'));
@@ -105,8 +102,8 @@ describe('source files that change during the backup', () => {
       hostname: 'test',
       onWarning: (w) => warnings.push(`${w.code} ${w.path.slice(src2.length + 1)}: ${w.message.slice(src2.length + 1)}`),
     });
-    // The FIFO was never opened: its writer is still waiting, and its line is still there to read.
-    expect(await unreadLine(join(src2, 'becomes-fifo.txt'), writer!)).toBe('from-the-fifo\n');
+    // The backup returned with no writer on the FIFO: it never waited to read from it.
+    expect(result.id).toBeTruthy();
     expect(warnings.sort()).toEqual([
       'SOURCE_CHANGED shrinks.log: shrinks.log: file changed while it was read (5000 → 100 bytes); saved what was read',
       'SOURCE_READ becomes-dir.txt: becomes-dir.txt: file changed type, refusing to archive',
@@ -121,15 +118,3 @@ describe('source files that change during the backup', () => {
     expect((await restic(['-r', repoDir, 'check', '--read-data'])).code).toBe(0);
   });
 });
-
-/** Opens the FIFO for reading (without waiting for a writer), lets `writer` finish and returns what is left in it. */
-async function unreadLine(fifo: string, writer: ChildProcess): Promise<string> {
-  const fd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    if (writer.exitCode === null && writer.signalCode === null) await new Promise((r) => writer.once('exit', r));
-    const buf = Buffer.alloc(64);
-    return buf.subarray(0, readSync(fd, buf)).toString();
-  } finally {
-    closeSync(fd);
-  }
-}
