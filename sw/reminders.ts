@@ -37,6 +37,12 @@ export function reminderText(r: Reminder, now: number): { title: string; body: s
   };
 }
 
+/** The page's prefs as this worker sees them (the "cairn-ui" database; a test passes its own). */
+export interface PrefStore {
+  read(keys: string[]): Promise<unknown[]>;
+  write(key: string, value: unknown): Promise<void>;
+}
+
 /** Reads the page's reminder list from its database without ever creating or upgrading it. */
 async function readPrefs(keys: string[]): Promise<unknown[]> {
   const db = await new Promise<IDBDatabase | undefined>((resolve) => {
@@ -86,15 +92,46 @@ async function writePref(key: string, value: unknown): Promise<void> {
   }
 }
 
+const idbPrefs: PrefStore = { read: readPrefs, write: writePref };
+
+/** What the last wake-up did: how many wake-ups have been handled and when the last one ended. */
+export interface ReminderCheck {
+  count: number;
+  at: number;
+}
+export const REMINDER_CHECK_PREF = 'reminderCheck';
+
+// Wake-ups are handled one at a time: two that overlapped would both read the record of what
+// was already mentioned before either wrote it, and mention the same missed run twice.
+let queue: Promise<unknown> = Promise.resolve();
+
 /** The periodicsync handler's work: notify each plan that became overdue since the last wake-up. */
-export async function remindOverdue(show: (title: string, body: string, tag: string) => Promise<void>, now = Date.now()): Promise<number> {
-  const [list, reminded] = (await readPrefs([REMINDERS_PREF, REMINDED_PREF])) as [Reminder[] | undefined, Reminded | undefined];
-  if (!Array.isArray(list) || list.length === 0) return 0;
-  const r = overdueNow(list, reminded ?? {}, now);
-  for (const x of r.show) {
-    const t = reminderText(x, now);
-    await show(t.title, t.body, `overdue-${x.planId}`);
+export function remindOverdue(
+  show: (title: string, body: string, tag: string) => Promise<void>,
+  now = Date.now(),
+  prefs: PrefStore = idbPrefs,
+): Promise<number> {
+  const run = queue.then(() => remindOnce(show, now, prefs));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+async function remindOnce(show: (title: string, body: string, tag: string) => Promise<void>, now: number, prefs: PrefStore): Promise<number> {
+  const [list, reminded, check] = (await prefs.read([REMINDERS_PREF, REMINDED_PREF, REMINDER_CHECK_PREF])) as [
+    Reminder[] | undefined,
+    Reminded | undefined,
+    ReminderCheck | undefined,
+  ];
+  let shown = 0;
+  if (Array.isArray(list) && list.length > 0) {
+    const r = overdueNow(list, reminded ?? {}, now);
+    for (const x of r.show) {
+      const t = reminderText(x, now);
+      await show(t.title, t.body, `overdue-${x.planId}`);
+    }
+    if (r.show.length) await prefs.write(REMINDED_PREF, r.reminded);
+    shown = r.show.length;
   }
-  if (r.show.length) await writePref(REMINDED_PREF, r.reminded);
-  return r.show.length;
+  await prefs.write(REMINDER_CHECK_PREF, { count: (check?.count ?? 0) + 1, at: now } satisfies ReminderCheck);
+  return shown;
 }

@@ -3,7 +3,7 @@
 // on reopening (or run at once, as a setting), and the history survives a reload. In a browser
 // that cannot keep access to a folder, a due plan asks for its folder and then runs.
 
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,15 +146,35 @@ test('the service worker, woken by Periodic Background Sync, mentions a plan ove
   );
   await cdp.send('ServiceWorker.enable');
   const origin = new URL(page.url()).origin;
-  await expect
-    .poll(async () => {
-      await cdp.send('ServiceWorker.dispatchPeriodicSyncEvent', { origin, registrationId: await registration, tag: 'cairn-overdue-plans' });
-      return page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => `${n.title}: ${n.body}`));
-    })
-    .toEqual([expect.stringMatching(/^Backup overdue: Docs: “Docs” \(This browser\) was due \d+ hours ago\. Open Cairn to run it/)]);
+  const wake = async () => cdp.send('ServiceWorker.dispatchPeriodicSyncEvent', { origin, registrationId: await registration, tag: 'cairn-overdue-plans' });
+  const notifications = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => `${n.title}: ${n.body}`));
+  // Premise: the page has saved the plan's reminder where the service worker reads it.
+  await expect.poll(() => readPref(page, 'reminders').then((r) => (Array.isArray(r) ? r.length : 0))).toBe(1);
+  // Each wake-up, once handled, counts itself; the assertions below wait for that count, not a clock.
+  await wake();
+  await expect.poll(() => readPref(page, 'reminderCheck').then((c) => (c as { count?: number } | undefined)?.count)).toBe(1);
+  expect(await notifications()).toEqual([expect.stringMatching(/^Backup overdue: Docs: “Docs” \(This browser\) was due \d+ hours ago\. Open Cairn to run it/)]);
   // Mentioned once: another wake-up says nothing new.
   await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).forEach((n) => n.close()));
-  await cdp.send('ServiceWorker.dispatchPeriodicSyncEvent', { origin, registrationId: await registration, tag: 'cairn-overdue-plans' });
-  await page.waitForTimeout(500);
-  expect(await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).length)).toBe(0);
+  await wake();
+  await expect.poll(() => readPref(page, 'reminderCheck').then((c) => (c as { count?: number } | undefined)?.count)).toBe(2);
+  expect(await notifications()).toEqual([]);
 });
+
+/** One value of the page's prefs store ("cairn-ui" database), read in the page. */
+function readPref(page: Page, key: string): Promise<unknown> {
+  return page.evaluate(
+    (k) =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('cairn-ui');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const get = db.transaction('prefs').objectStore('prefs').get(k);
+          get.onsuccess = () => (db.close(), resolve(get.result));
+          get.onerror = () => (db.close(), reject(get.error));
+        };
+      }),
+    key,
+  );
+}

@@ -154,14 +154,16 @@ describe('served webkitdirectory lists', () => {
     const read: string[] = [];
     for (const f of files) spyOnSize(f, () => read.push(f.name));
     const paths = ['T/a', 'T/node_modules/b', 'T/logs/c.tmp', 'T/d', 'T/node_modules/deep/e'];
-    const served = servedFileList(files, paths);
+    let allServed!: () => void;
+    const servedAll = new Promise<void>((resolve) => (allServed = resolve));
+    const served = servedFileList(files, paths, undefined, (done, total) => done === total && allServed());
     closers.push(served.close, () => served.source.server.close());
     const src = fileListSourceOf(paths, requestMetadata(served.source.server, 5), (i) => ({ served: i }), excludeMatcher(['node_modules', '*.tmp']));
     expect(src.files).toBe(2);
     const top = await src.readDir(await src.stat('/T'), () => {});
     expect(top.map((e) => e.node.name)).toEqual(['a', 'logs', 'd']);
     expect(await src.readDir(top[1]!, () => {})).toEqual([]);
-    await new Promise((r) => setTimeout(r, 20)); // the page would have read on by now
+    await servedAll; // the page has answered everything the engine asked for
     expect(read.sort()).toEqual(['a', 'd']);
   });
 
