@@ -13,8 +13,8 @@ const BASE_URL = `http://localhost:${PORT}`;
 export default defineConfig({
   testDir: 'test/e2e',
   testMatch: 'app-*.spec.ts',
-  timeout: 120_000,
-  expect: { timeout: 20_000 },
+  timeout: 300_000,
+  expect: { timeout: 60_000 },
   fullyParallel: true,
   // Backups are CPU-bound in the browser's workers; two runners share the cores fairly.
   workers: Number(process.env['CAIRN_E2E_WORKERS'] ?? 2),

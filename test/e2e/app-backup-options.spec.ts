@@ -41,7 +41,7 @@ test('cancel a running backup: it stops, no snapshot appears, the next backup wo
   const progress = page.getByTestId('progress');
   await expect(progress).toBeVisible();
   await expect(progress.getByTestId('progress-files')).toContainText('/ 256'); // scanning done, reading under way
-  await progress.getByRole('button', { name: 'Cancel' }).click({ timeout: 10_000 });
+  await progress.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByRole('alert')).toHaveAttribute('data-code', 'ABORTED', { timeout: 60_000 });
   await expect(page.getByRole('alert')).toContainText('Cancelled');
 

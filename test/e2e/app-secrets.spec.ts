@@ -32,7 +32,6 @@ function keyNeedles(label: string, key: Key): Needle[] {
 }
 
 test('no password, bucket secret, master key or file content is stored in clear, in the origin or on disk', async ({ s3repo }, testInfo) => {
-  test.setTimeout(240_000);
   const profile = await tempDir('cairn-e2e-profile');
   const use = testInfo.project.use;
   const context = await chromium.launchPersistentContext(profile, {

@@ -53,7 +53,7 @@ test('a tab of the version-1 app holding the database gets a plain message, and 
       }),
   );
   await page.goto('/');
-  await expect(page.getByRole('alert').filter({ hasText: 'Cairn is open in another tab' })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('alert').filter({ hasText: 'Cairn is open in another tab' })).toBeVisible();
   await old.close();
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Unlock “Kept by version 1”' })).toBeVisible();

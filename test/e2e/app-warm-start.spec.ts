@@ -215,7 +215,7 @@ test('a tab of the older version holding its database gets the new tab a plain m
 
   await page.goto('about:blank');
   await page.goto(folderUrl);
-  await expect(page.getByRole('alert').filter({ hasText: 'Cairn is open in another tab' })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('alert').filter({ hasText: 'Cairn is open in another tab' })).toBeVisible();
   await expect(page.getByTestId('tree-list')).toHaveCount(0);
 
   await old.close();

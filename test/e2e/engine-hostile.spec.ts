@@ -31,7 +31,6 @@ function zipNames(bytes: Uint8Array): string[] {
 }
 
 test('a hostile snapshot in a bucket: restore into a folder, ZIP and file download refuse the names that leave the folder', async ({ page, s3 }) => {
-  test.setTimeout(120_000);
   const env = s3.resticEnv(PASSWORD);
   restic(['-r', s3.repository, 'init'], env);
   await initEngine();

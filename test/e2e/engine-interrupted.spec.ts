@@ -116,8 +116,8 @@ test('the engine worker terminated mid-backup: the next engine takes up what it 
       }
       return n;
     };
-    let n = 0;
-    for (let i = 0; i < 6000 && (n = await stored()) < 2; i++) await new Promise((r) => setTimeout(r, 2));
+    let n: number;
+    while ((n = await stored()) < 2) await new Promise((r) => setTimeout(r, 2)); // the test timeout guards a hang
     h.restartEngine();
     return n;
   });

@@ -21,7 +21,6 @@ const random = (seed: number, n: number) => createCipheriv('aes-256-ctr', Buffer
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 test('a damaged file is named and not left in the folder; a folder restore takes include/exclude patterns', async ({ page, s3 }) => {
-  test.setTimeout(120_000);
   const work = mkdtempSync(join(tmpdir(), 'cairn-e2e-restore-'));
   try {
     const src = join(work, 'src');

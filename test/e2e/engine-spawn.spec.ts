@@ -92,7 +92,7 @@ test('file savers stand by once a repository is open: a backup takes them, new o
   const log = () => page.evaluate(() => [...(window as unknown as { saverLog: string[] }).saverLog]);
   const started = async () => (await log()).filter((e) => e === 'start').length;
   // Standing by before any backup asked for them.
-  await expect.poll(started, { timeout: 10_000 }).toBe(savers);
+  await expect.poll(started).toBe(savers);
   const r = await page.evaluate(async () => {
     const h = window.harness;
     const b = await h.engine.backup({ source: { kind: 'handle', handle: await h.opfsDir(['src-standby', 'Docs']) } });
@@ -104,7 +104,7 @@ test('file savers stand by once a repository is open: a backup takes them, new o
   expect(r.files).toEqual(digests(tree));
   expect(r.during).toBe(savers); // the backup started none of its own
   // The backup's savers ended with it; a new set stands by for the next one.
-  await expect.poll(started, { timeout: 10_000 }).toBe(2 * savers);
+  await expect.poll(started).toBe(2 * savers);
   await page.evaluate(() => window.harness.engine.closeRepository());
-  await expect.poll(async () => (await log()).filter((e) => e === 'end').length, { timeout: 10_000 }).toBe(2 * savers);
+  await expect.poll(async () => (await log()).filter((e) => e === 'end').length).toBe(2 * savers);
 });

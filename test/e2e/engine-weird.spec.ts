@@ -41,7 +41,6 @@ function zipDigests(bytes: Uint8Array): Record<string, string> {
 }
 
 test('restic’s backup of the weird tree: the browser restores what its file system can name, and the ZIP holds every file', async ({ page, s3 }) => {
-  test.setTimeout(180_000);
   const work = mkdtempSync(join(tmpdir(), 'cairn-e2e-weird-'));
   try {
     const src = join(work, 'Weird');
@@ -92,7 +91,6 @@ test('restic’s backup of the weird tree: the browser restores what its file sy
 });
 
 test('restic deduplicates against what the browser backed up: the same bytes from disk add no data blob', async ({ page, s3 }) => {
-  test.setTimeout(180_000);
   // Sizes at the chunker's limits (512 KiB minimum, 8 MiB maximum chunk), several chunks, empty.
   const files: FileSpec[] = [
     { path: 'sizes/0-bytes', size: 0, seed: 1 },
@@ -141,7 +139,6 @@ test('restic deduplicates against what the browser backed up: the same bytes fro
 });
 
 test('the weird tree picked with <input webkitdirectory> into the bucket: restic restores its files under their names', async ({ page, s3 }) => {
-  test.setTimeout(180_000);
   const work = mkdtempSync(join(tmpdir(), 'cairn-e2e-weird-pick-'));
   try {
     const src = join(work, 'Picked');

@@ -12,8 +12,8 @@ const BASE_URL = `http://localhost:${HARNESS_PORT}`;
 export default defineConfig({
   testDir: '..',
   testMatch: 'engine-*.spec.ts',
-  timeout: 180_000,
-  expect: { timeout: 30_000 },
+  timeout: 300_000,
+  expect: { timeout: 60_000 },
   fullyParallel: true,
   workers: Number(process.env['CAIRN_E2E_WORKERS'] ?? 2),
   forbidOnly: true,
