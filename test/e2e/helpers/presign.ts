@@ -75,6 +75,6 @@ export async function fillPresignBucket(page: Page, r: S3Repo, endpoint: string,
   await page.getByLabel('Region', { exact: true }).fill(r.server.region);
   await page.getByLabel('My presign endpoint').check();
   await page.getByLabel('Presign endpoint URL').fill(endpoint);
-  await page.getByLabel('Device token').fill(token);
+  await page.getByLabel('Device token', { exact: true }).fill(token);
   if (opts.remember) await page.getByLabel(/Remember the endpoint and device token/).check();
 }
