@@ -20,16 +20,21 @@ import type { SnapshotSummary } from '../core/data/snapshot-struct';
 import type { RepositoryToolsApi, RestorePatterns } from './tools-api';
 import type { Sha256Choice } from './sha256-choice';
 import type { AesChoice } from './aes-choice';
+import type { DeviceInfo } from '../core/presign/handler';
 
-export type { ProgressSnapshot };
+export type { ProgressSnapshot, DeviceInfo };
 export type * from './tools-api';
 
 // ---- repositories ---------------------------------------------------------------------------
 
 export type S3Auth =
   | { type: 'keys'; accessKeyId: string; secretAccessKey: string; sessionToken?: string }
-  /** The user's own presign endpoint (core/backend/s3/PRESIGN-ENDPOINT.md); no secret in the browser. */
-  | { type: 'presign'; url: string; headers?: Record<string, string> }
+  /**
+   * The user's own presign endpoint (core/backend/s3/PRESIGN-ENDPOINT.md); no bucket secret in
+   * the browser. `token` is the device's, sent as `Authorization: Bearer`; it is a secret too
+   * (kept like keys: only encrypted, only when asked).
+   */
+  | { type: 'presign'; url: string; token?: string; headers?: Record<string, string> }
   /** Use the keys remembered inside the engine for this bucket (OpenOptions.remember). */
   | { type: 'remembered' };
 
@@ -65,6 +70,13 @@ export interface RepoInfo {
   offline: boolean;
   /** The repository's master key is remembered on this device (see OpenOptions.remember). */
   remembered: boolean;
+  /**
+   * Through a presign endpoint with a device token: who this device is there and its role
+   * (`read`, `append-only`, `maintenance`), as the endpoint said when the repository was
+   * opened. What the role does not allow rejects with `NOT_PERMITTED` before anything changes.
+   * Absent with bucket keys, offline, or when the endpoint does not say.
+   */
+  device?: DeviceInfo;
 }
 
 /** The background fill of a bucket repository's offline cache (EngineApi.prepareOffline). */

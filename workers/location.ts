@@ -46,6 +46,11 @@ async function opfsRepoDir(name: string, create: boolean): Promise<FileSystemDir
   }
 }
 
+/** What the presign endpoint is sent besides the request: the device token as a bearer credential. */
+function endpointHeaders(auth: Extract<S3Auth, { type: 'presign' }>): Record<string, string> {
+  return { ...auth.headers, ...(auth.token ? { authorization: `Bearer ${auth.token}` } : {}) };
+}
+
 function signerFor(loc: S3Location, auth: S3Auth): UrlSigner {
   switch (auth.type) {
     case 'keys':
@@ -59,7 +64,7 @@ function signerFor(loc: S3Location, auth: S3Auth): UrlSigner {
         ...(auth.sessionToken ? { sessionToken: auth.sessionToken } : {}),
       });
     case 'presign':
-      return endpointSigner(auth.url, globalThis.fetch.bind(globalThis), { headers: auth.headers });
+      return endpointSigner(auth.url, globalThis.fetch.bind(globalThis), { headers: endpointHeaders(auth) });
     case 'remembered':
       throw new EngineFault('NOT_REMEMBERED', 'no S3 keys remembered for this bucket; enter them again');
   }

@@ -1,11 +1,12 @@
 // Nothing secret is ever stored unencrypted (issue 37 item 8). In a browser profile of our own
 // (a persistent context, so the profile directory can be read afterwards), the app backs up a
-// folder into a repository in this browser and into a radosgw bucket, with "Remember the bucket
-// keys" and "Open without asking" both on. Then every storage of the origin — each IndexedDB
-// record, each OPFS file, Cache Storage, localStorage, sessionStorage — and every file of the
-// profile on disk is searched for the repository password, the bucket's secret key, both master
-// keys (each part as raw bytes, hex and base64) and a marker that only the backed-up files
-// contain, in several encodings: none is found anywhere.
+// folder into a repository in this browser, into a radosgw bucket with "Remember the bucket
+// keys", and into a bucket through a presign endpoint (`cairn presign serve`) with "Remember the
+// endpoint and device token" — "Open without asking" on each time. Then every storage of the
+// origin — each IndexedDB record, each OPFS file, Cache Storage, localStorage, sessionStorage —
+// and every file of the profile on disk is searched for the repository password, the bucket's
+// secret key, the device token, the master keys (each part as raw bytes, hex and base64) and a
+// marker that only the backed-up files contain, in several encodings: none is found anywhere.
 
 import { chromium } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +20,8 @@ import type { Key } from '../../core/crypto/keys';
 import { backupOpfsFolder, expectUnlocked, fillPasswords, openApp, PASSWORD } from './helpers/app';
 import { writeOpfsTree } from './helpers/opfs';
 import { expect, fillBucket, test } from './helpers/s3';
+import { fillPresignBucket, startPresign } from './helpers/presign';
+import { emptyBucket } from '../helpers/s3-server';
 import { bytesNeedle, filesUnder, findNeedles, readOriginStorage, searchOriginStorage, textNeedle, type Needle } from './helpers/secrets';
 
 const MARKER = `cairn-plaintext-marker-${randomBytes(8).toString('hex')}`;
@@ -33,6 +36,9 @@ function keyNeedles(label: string, key: Key): Needle[] {
 
 test('no password, bucket secret, master key or file content is stored in clear, in the origin or on disk', async ({ s3repo }, testInfo) => {
   const profile = await tempDir('cairn-e2e-profile');
+  // The third repository: beside the second, reached only through the endpoint with a device token.
+  const viaEndpoint = { ...s3repo, prefix: `${s3repo.prefix}-presign`, repository: `${s3repo.repository}-presign` };
+  const ep = await startPresign(viaEndpoint, { laptop: 'append-only' });
   const use = testInfo.project.use;
   const context = await chromium.launchPersistentContext(profile, {
     ...use.launchOptions,
@@ -69,6 +75,18 @@ test('no password, bucket secret, master key or file content is stored in clear,
     await backupOpfsFolder(page, ['e2e-secret-src', 'Private']);
     await ok(restic(['-r', s3repo.repository, '--no-cache', 'check', '--read-data'], { env: s3repo.resticEnv(PASSWORD) }));
 
+    // A bucket through the presign endpoint, its device token remembered, opened without asking.
+    await page.getByRole('button', { name: 'Lock' }).click();
+    await page.getByRole('button', { name: /Another repository/ }).click();
+    await page.getByLabel('Create a new one').check();
+    await fillPresignBucket(page, viaEndpoint, ep.url, ep.tokens['laptop']!, { remember: true });
+    await fillPasswords(page, PASSWORD, true);
+    await page.getByLabel('Open without asking for the password on this device').check();
+    await page.getByRole('button', { name: 'Create repository' }).click();
+    await expectUnlocked(page);
+    await backupOpfsFolder(page, ['e2e-secret-src', 'Private']);
+    await ok(restic(['-r', viaEndpoint.repository, '--no-cache', 'check', '--read-data'], { env: s3repo.resticEnv(PASSWORD) }));
+
     // The source folder is the test's stand-in for the user's disk: it goes before the search.
     await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry('e2e-secret-src', { recursive: true }));
     await page.evaluate(() =>
@@ -81,14 +99,17 @@ test('no password, bucket secret, master key or file content is stored in clear,
     // The master keys, from the key files with the password (Node side).
     await initEngine();
     const s3key = (await Repository.open(openS3FromEnv(s3repo.repository, s3repo.resticEnv(PASSWORD)), PASSWORD)).key;
+    const presignKey = (await Repository.open(openS3FromEnv(viaEndpoint.repository, s3repo.resticEnv(PASSWORD)), PASSWORD)).key;
     const [keyPath, keyB64] = Object.entries(stored.opfs).find(([p]) => /^cairn-repos\/[^/]+\/keys\/[0-9a-f]{64}$/.test(p))!;
     const keyID = keyPath.split('/').pop()!;
     const opfsKey = await openKeyFile(parseKeyFile(Buffer.from(keyB64, 'base64'), keyID), PASSWORD, keyID);
     const needles = [
       textNeedle('repository password', PASSWORD),
       textNeedle('bucket secret key', s3repo.server.secretAccessKey),
+      textNeedle('presign device token', ep.tokens['laptop']!),
       textNeedle('file content marker', MARKER),
       ...keyNeedles('bucket repository', s3key),
+      ...keyNeedles('presign bucket repository', presignKey),
       ...keyNeedles('browser repository', opfsKey),
     ];
     // The search finds what is there: the bucket's folder name (a remembered location is kept
@@ -106,5 +127,7 @@ test('no password, bucket secret, master key or file content is stored in clear,
   } finally {
     await context.close().catch(() => {});
     await rm(profile, { recursive: true, force: true });
+    await ep.stop();
+    await emptyBucket(s3repo.server, s3repo.server.bucket, viaEndpoint.prefix + '/');
   }
 });

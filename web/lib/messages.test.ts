@@ -23,6 +23,14 @@ describe('messages', () => {
     expect(isCode(appError('NEEDS_NETWORK'), 'NEEDS_NETWORK')).toBe(true);
   });
 
+  it('words a refusal by the presign endpoint as the device’s, other refusals as the keys’', () => {
+    const refused = describeError({ code: 'ACCESS_DENIED', message: 'presign endpoint refused', detail: { reason: 'presign-refused' } });
+    expect(refused).toMatchObject({ code: 'ACCESS_DENIED', title: 'The presign endpoint refused this device' });
+    expect(refused.text).toContain('token');
+    expect(describeError({ code: 'ACCESS_DENIED', message: 'x', detail: { status: 403 } }).title).toBe('Access denied');
+    expect(describeError({ code: 'NOT_PERMITTED', message: 'x', detail: { reason: 'presign-refused' } }).title).toBe('Not allowed for this device');
+  });
+
   it('words a warning by its code, or by its own message when the code is unknown', () => {
     expect(describeWarning({ path: '/a', code: 'SOURCE_READ', message: 'EIO' })).toBe('/a: A file could not be read');
     expect(describeWarning({ path: '/a', code: 'WHATEVER', message: 'odd' })).toBe('/a: odd');

@@ -136,9 +136,24 @@ export function errorCode(e: unknown): string {
   return 'INTERNAL';
 }
 
+/** Texts for a code whose cause the error's `detail.reason` narrows down. */
+const BY_REASON: Record<string, [code: AnyErrorCode, title: string, text: string]> = {
+  'presign-refused': [
+    'ACCESS_DENIED',
+    'The presign endpoint refused this device',
+    'The device token is wrong or was revoked, or this device’s role does not allow the request. Check the token (`cairn presign token list` names the devices and their roles).',
+  ],
+};
+
+function reasonOf(e: unknown): string | undefined {
+  const reason = e && typeof e === 'object' ? (e as { detail?: { reason?: unknown } }).detail?.reason : undefined;
+  return typeof reason === 'string' ? reason : undefined;
+}
+
 export function describeError(e: unknown): Described {
   const code = errorCode(e) as AnyErrorCode;
-  const [title, text] = TEXT[code];
+  const narrowed = BY_REASON[reasonOf(e) ?? ''];
+  const [title, text] = narrowed?.[0] === code ? [narrowed[1], narrowed[2]] : TEXT[code];
   const raw = e && typeof e === 'object' ? (e as { message?: unknown }).message : e;
   const retryable = !!(e && typeof e === 'object' && (e as { retryable?: unknown }).retryable);
   const detail = typeof raw === 'string' && raw && raw !== text ? raw : undefined;

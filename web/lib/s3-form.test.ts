@@ -39,14 +39,22 @@ describe('s3-form', () => {
     expect(Object.keys(s3FormErrors(form({ authType: 'presign', presignUrl: 'javascript:alert(1)' }), false))).toEqual(['presignUrl']);
   });
 
-  it('presign auth carries only the URL; a session token is kept when given', () => {
+  it('presign auth carries the URL and the device token (trimmed, a pasted "Bearer " dropped); a session token is kept when given', () => {
     expect(s3Auth(form({ authType: 'presign', presignUrl: ' https://sign.example/x ' }))).toEqual({ type: 'presign', url: 'https://sign.example/x' });
+    expect(s3Auth(form({ authType: 'presign', presignUrl: 'https://sign.example/x', presignToken: ' Bearer cpt_abc ' }))).toEqual({
+      type: 'presign',
+      url: 'https://sign.example/x',
+      token: 'cpt_abc',
+    });
+    expect(Object.keys(s3FormErrors(form({ authType: 'presign', presignUrl: 'https://sign.example/x', presignToken: 'two words' }), false))).toEqual([
+      'presignToken',
+    ]);
     expect(s3Auth(form({ sessionToken: ' tok ' }))).toMatchObject({ sessionToken: 'tok' });
   });
 
   it('dropSecrets blanks what must not outlive the hand-over', () => {
-    const f = form({ sessionToken: 'tok' });
+    const f = form({ sessionToken: 'tok', presignToken: 'cpt_abc' });
     dropSecrets(f);
-    expect([f.secretAccessKey, f.sessionToken]).toEqual(['', '']);
+    expect([f.secretAccessKey, f.sessionToken, f.presignToken]).toEqual(['', '', '']);
   });
 });

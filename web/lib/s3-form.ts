@@ -17,6 +17,8 @@ export interface S3FormData {
   secretAccessKey: string;
   sessionToken: string;
   presignUrl: string;
+  /** The device token `cairn presign token add` printed (optional: an endpoint may sign in otherwise). */
+  presignToken: string;
 }
 
 export function emptyS3Form(): S3FormData {
@@ -31,6 +33,7 @@ export function emptyS3Form(): S3FormData {
     secretAccessKey: '',
     sessionToken: '',
     presignUrl: '',
+    presignToken: '',
   };
 }
 
@@ -42,6 +45,9 @@ export function impliedRegion(endpoint: string): string | undefined {
     return undefined;
   }
 }
+
+/** The token as typed, without spaces around it or a pasted "Bearer " before it. */
+const deviceToken = (f: S3FormData): string => f.presignToken.trim().replace(/^Bearer\s+/i, '');
 
 export function s3FormErrors(f: S3FormData, withLocation: boolean): Record<string, string> {
   const errors = withLocation ? validateS3(f) : {};
@@ -55,12 +61,16 @@ export function s3FormErrors(f: S3FormData, withLocation: boolean): Record<strin
     } catch {
       errors['presignUrl'] = 'Enter the address of your presign endpoint (https://…).';
     }
+    if (/\s/.test(deviceToken(f))) errors['presignToken'] = 'A device token is one word, without spaces: paste it as it was printed.';
   }
   return errors;
 }
 
 export function s3Auth(f: S3FormData): S3Auth {
-  if (f.authType === 'presign') return { type: 'presign', url: f.presignUrl.trim() };
+  if (f.authType === 'presign') {
+    const token = deviceToken(f);
+    return token ? { type: 'presign', url: f.presignUrl.trim(), token } : { type: 'presign', url: f.presignUrl.trim() };
+  }
   const auth: S3Auth = { type: 'keys', accessKeyId: f.accessKeyId.trim(), secretAccessKey: f.secretAccessKey };
   if (f.sessionToken.trim()) auth.sessionToken = f.sessionToken.trim();
   return auth;
@@ -84,4 +94,5 @@ export function s3Location(f: S3FormData): S3Location {
 export function dropSecrets(f: S3FormData): void {
   f.secretAccessKey = '';
   f.sessionToken = '';
+  f.presignToken = '';
 }

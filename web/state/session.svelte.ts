@@ -2,7 +2,9 @@
 // is, and closing. The password is used once — handed to the engine (and, when the user asked
 // to remember bucket keys, to ./secrets.ts) — and never kept in any field here.
 
-import type { RepoInfo, RepoLocation, S3Auth } from '../../workers/api';
+import type { DeviceInfo, RepoInfo, RepoLocation, S3Auth } from '../../workers/api';
+import type { Access } from '../../core/presign/access';
+import { notAllowed } from '../lib/device-role';
 import { writeBootHint } from '../lib/boot';
 import { putRepo, setPref, touchRepo, type RememberedRepo } from '../lib/db';
 import { engine } from '../lib/engine';
@@ -68,6 +70,14 @@ class RepoSession {
   get label(): string {
     if (this.#entry) return this.#entry.label;
     return this.#location ? defaultLabel(toStored(this.#location)) : '';
+  }
+  /** This device at its presign endpoint (name, role), when the repository was opened through one. */
+  get device(): DeviceInfo | undefined {
+    return this.#info?.device;
+  }
+  /** Why this device's role does not allow what needs `access` (one line), or undefined. */
+  notAllowed(access: Access): string | undefined {
+    return notAllowed(this.#info?.device, access);
   }
   get isOpen(): boolean {
     return this.#info !== undefined;

@@ -138,6 +138,7 @@ export class Engine implements EngineApi {
   backup(req: BackupRequest, onProgress?: Progress): Promise<BackupResultView> {
     return this.#slot.run('backup', req.owner, onProgress, async (run) => {
       const s = this.#current();
+      s.requireAccess('write', 'backing up');
       const { backup, sha256, aes } = await heavyWithCrypto();
       const { packSize, ...pool } = this.tuning;
       if (packSize) s.repo.packSize = packSize;
@@ -164,9 +165,11 @@ export class Engine implements EngineApi {
     );
   }
   checkRepository(share: CheckShare, onProgress?: Progress) {
-    return this.#slot.run('check', undefined, onProgress, async (run) =>
-      (await heavyTools()).runCheck(this.#current(), share, await engineUser(), run.signal, run.onProgress),
-    );
+    return this.#slot.run('check', undefined, onProgress, async (run) => {
+      const s = this.#current();
+      s.requireAccess('write', 'checking the repository (it takes a lock)');
+      return (await heavyTools()).runCheck(s, share, await engineUser(), run.signal, run.onProgress);
+    });
   }
   forget(req: ForgetRequest, onProgress?: Progress) {
     return this.#slot.run('forget', req.owner, onProgress, async (run) => forget(this.#current(), req, await engineUser(), run.signal, run.onProgress));

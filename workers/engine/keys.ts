@@ -68,6 +68,7 @@ function who(owner: Owner, opts: NewKeyOptions): { username: string; hostname: s
 
 /** A new key file for `password` wrapping the session's master key. */
 export async function addRepositoryKey(s: Session, password: string, owner: Owner, opts: NewKeyOptions = {}, signal?: AbortSignal): Promise<KeyView> {
+  s.requireAccess('maintenance', 'adding a key');
   if (!password) throw new CairnError('NO_PASSWORD', 'a key needs a password');
   const w = who(owner, opts);
   const id = await lockFor(s, owner, false, signal, () => addKey(s.backend, s.repo.key, password, w, newKeyKdf()));
@@ -76,6 +77,7 @@ export async function addRepositoryKey(s: Session, password: string, owner: Owne
 
 /** restic's `key passwd`: a key for the new password, then the one in use removed. */
 export async function changePassword(s: Session, current: string, next: string, owner: Owner, signal?: AbortSignal): Promise<KeyView> {
+  s.requireAccess('maintenance', 'changing the password');
   if (!next) throw new CairnError('NO_PASSWORD', 'an empty password is not allowed');
   const old = await verifyPassword(s, current, signal);
   const w = who(owner, {});
@@ -91,6 +93,7 @@ export async function changePassword(s: Session, current: string, next: string, 
 
 /** Removes a key file (by ID or unique prefix); never the last one, the one in use only when asked. */
 export async function removeRepositoryKey(s: Session, ref: string, owner: Owner, opts: { allowCurrent?: boolean } = {}, signal?: AbortSignal): Promise<void> {
+  s.requireAccess('maintenance', 'removing a key');
   await lockFor(s, owner, true, signal, async () => {
     const ids = await s.repo.listIDs('keys', signal);
     const hits = ids.filter((id) => id.startsWith(ref));

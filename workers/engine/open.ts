@@ -23,6 +23,8 @@ import { treeCache } from '../cache/tree-cache';
 import { EngineFault } from '../errors';
 import { browserOffline, isRemote, locationKey, openBackend } from '../location';
 import { Session } from './session';
+import { deviceFor, requireDevice } from './device';
+import type { DeviceInfo } from '../../core/presign/handler';
 import { engineOwner } from './pack-journal';
 import { initWasm } from '../wasm';
 
@@ -39,7 +41,15 @@ async function resolve(loc: RepoLocation): Promise<RepoLocation> {
   return { ...loc, auth: r.s3 };
 }
 
-async function backendFor(loc: RepoLocation, offline: boolean, create: boolean): Promise<{ backend: Backend; cached?: CachedBackend }> {
+interface Opened {
+  backend: Backend;
+  cached?: CachedBackend;
+  device?: DeviceInfo;
+}
+
+/** The backend of a location, and who this device is at its presign endpoint (asked first: a refused token stops here). */
+async function backendFor(loc: RepoLocation, offline: boolean, create: boolean): Promise<Opened> {
+  const device = await deviceFor(loc, offline || browserOffline());
   const inner = await openBackend(loc, { create });
   if (!isRemote(loc)) return { backend: inner };
   const key = locationKey(loc);
@@ -48,10 +58,11 @@ async function backendFor(loc: RepoLocation, offline: boolean, create: boolean):
     knownRepoId: await db.getLocation(key).catch(() => undefined),
     offline: () => offline || browserOffline(),
   });
-  return { backend: cached, cached };
+  return { backend: cached, cached, device };
 }
 
-async function finish(loc: RepoLocation, repo: Repository, cached: CachedBackend | undefined, offline: boolean, opts: OpenOptions): Promise<Session> {
+async function finish(loc: RepoLocation, repo: Repository, opened: Opened, offline: boolean, opts: OpenOptions): Promise<Session> {
+  const { cached, device } = opened;
   const key = locationKey(loc);
   if (cached) {
     await cached.adoptRepository(repo.config.id);
@@ -62,23 +73,24 @@ async function finish(loc: RepoLocation, repo: Repository, cached: CachedBackend
     await remember(key, repo.config.id, repo.key, repo.keyID, loc.kind === 's3' ? loc.auth : undefined);
     remembered = true;
   } else remembered = (await db.getRemembered(key).catch(() => undefined))?.repoId === repo.config.id;
-  return new Session({ loc, locationKey: key, repo, cached, offline, remembered });
+  return new Session({ loc, locationKey: key, repo, cached, offline, remembered, device });
 }
 
 export async function createRepository(loc: RepoLocation, password: string, owner: Owner, opts: OpenOptions & { kdf?: KdfParams } = {}): Promise<Session> {
   if (!password) throw new CairnError('NO_PASSWORD', 'a repository needs a password');
   const resolved = await resolve(loc);
-  const { backend, cached } = await backendFor(resolved, false, true);
-  const repo = await Repository.init(backend, password, { owner, kdf: opts.kdf ?? newKeyKdf() });
-  return finish(resolved, repo, cached, false, opts);
+  const opened = await backendFor(resolved, false, true);
+  requireDevice(opened.device, 'write', 'creating a repository');
+  const repo = await Repository.init(opened.backend, password, { owner, kdf: opts.kdf ?? newKeyKdf() });
+  return finish(resolved, repo, opened, false, opts);
 }
 
 export async function openRepository(loc: RepoLocation, password: string, opts: OpenOptions = {}): Promise<Session> {
   const resolved = await resolve(loc);
   const offline = (opts.offline ?? false) && isRemote(resolved);
-  const { backend, cached } = await backendFor(resolved, offline, false);
-  const repo = await Repository.open(backend, password);
-  return finish(resolved, repo, cached, offline, opts);
+  const opened = await backendFor(resolved, offline, false);
+  const repo = await Repository.open(opened.backend, password);
+  return finish(resolved, repo, opened, offline, opts);
 }
 
 /** Opens with the remembered master key: no password, no scrypt. */
@@ -88,13 +100,13 @@ export async function unlockRemembered(loc: RepoLocation, opts: { offline?: bool
   if (!r) throw new EngineFault('NOT_REMEMBERED', 'this repository is not remembered on this device');
   const resolved = loc.kind === 's3' && loc.auth.type === 'remembered' ? ({ ...loc, auth: r.s3 ?? loc.auth } as RepoLocation) : loc;
   const offline = (opts.offline ?? false) && isRemote(resolved);
-  const { backend, cached } = await backendFor(resolved, offline, false);
-  const repo = await openWithKey(backend, r.key, r.keyId);
+  const opened = await backendFor(resolved, offline, false);
+  const repo = await openWithKey(opened.backend, r.key, r.keyId);
   if (repo.config.id !== r.repoId) {
     await forget(key);
     throw new EngineFault('NOT_REMEMBERED', 'a different repository is at this location now; open it with its password');
   }
-  return finish(resolved, repo, cached, offline, {});
+  return finish(resolved, repo, opened, offline, {});
 }
 
 async function openWithKey(backend: Backend, key: Key, keyId: string): Promise<Repository> {
@@ -133,7 +145,9 @@ export async function recoverWithMasterKey(loc: RepoLocation, masterKey: string,
   if (!password) throw new CairnError('NO_PASSWORD', 'choose a new password');
   const key = parseMasterKey(masterKey.trim());
   const resolved = await resolve(loc);
-  const { backend, cached } = await backendFor(resolved, false, false);
+  const opened = await backendFor(resolved, false, false);
+  requireDevice(opened.device, 'maintenance', 'recovering access (it adds a key)');
+  const { backend } = opened;
   await initWasm();
   const repo = await openWithMasterKey(backend, key);
   const lock = await Lock.acquire(repo, await engineOwner(owner.hostname, owner.username), false);
@@ -142,5 +156,5 @@ export async function recoverWithMasterKey(loc: RepoLocation, masterKey: string,
   } finally {
     await lock.release().catch(() => {});
   }
-  return finish(resolved, repo, cached, false, opts);
+  return finish(resolved, repo, opened, false, opts);
 }

@@ -129,6 +129,7 @@ export async function forget(
   signal: AbortSignal,
   onProgress?: (p: ProgressSnapshot) => void,
 ): Promise<ForgetResultView> {
+  s.requireAccess('maintenance', req.prune ? 'removing snapshots and freeing space' : 'removing snapshots');
   s.requireOnline('Removing snapshots');
   const started = performance.now();
   const progress = new ProgressTracker('Removing snapshots', onProgress);

@@ -15,6 +15,9 @@ import { offlineRecords } from '../cache/offline-records';
 import { fillOfflineCache } from './offline-fill';
 import { EngineFault } from '../errors';
 import { browserOffline, describeLocation, isRemote } from '../location';
+import type { DeviceInfo } from '../../core/presign/handler';
+import type { Access } from '../../core/presign/access';
+import { requireDevice } from './device';
 
 const TREE_CACHE_ENTRIES = 4000;
 
@@ -24,6 +27,8 @@ export class Session {
   readonly repo: Repository;
   readonly cached: CachedBackend | undefined;
   readonly forcedOffline: boolean;
+  /** This device at its presign endpoint (./device.ts); undefined with keys or no endpoint. */
+  readonly device: DeviceInfo | undefined;
   remembered: boolean;
   #snapshots: Map<ID, SnapshotEntry> | undefined;
   readonly #trees = new Map<ID, Tree>();
@@ -39,13 +44,22 @@ export class Session {
   /** Resolved once the page has been given the snapshot list (see listed()). */
   readonly firstList = new Promise<void>((r) => (this.#listed = r));
 
-  constructor(init: { loc: RepoLocation; locationKey: string; repo: Repository; cached?: CachedBackend; offline: boolean; remembered: boolean }) {
+  constructor(init: {
+    loc: RepoLocation;
+    locationKey: string;
+    repo: Repository;
+    cached?: CachedBackend;
+    offline: boolean;
+    remembered: boolean;
+    device?: DeviceInfo;
+  }) {
     this.loc = init.loc;
     this.locationKey = init.locationKey;
     this.repo = init.repo;
     this.cached = init.cached;
     this.forcedOffline = init.offline;
     this.remembered = init.remembered;
+    this.device = init.device;
   }
 
   get backend(): Backend {
@@ -55,6 +69,11 @@ export class Session {
   /** Is the engine working from the offline cache right now? */
   get offline(): boolean {
     return isRemote(this.loc) && (this.forcedOffline || browserOffline());
+  }
+
+  /** Rejects with NOT_PERMITTED, before anything is changed, what this device's role does not allow. */
+  requireAccess(access: Access, operation: string): void {
+    requireDevice(this.device, access, operation);
   }
 
   requireOnline(what: string): void {
@@ -70,6 +89,7 @@ export class Session {
       snapshots: (await this.snapshots()).length,
       offline: this.offline,
       remembered: this.remembered,
+      ...(this.device ? { device: { ...this.device } } : {}),
     };
   }
 
