@@ -175,7 +175,8 @@ class RepoSession {
     this.#entry = entry;
     this.#info = info;
     // The offline cache fills after the list is shown, in the background.
-    void snapshots.load().then(() => {
+    void snapshots.load();
+    void snapshots.whenListed().then(() => {
       if (this.#info === info) void offlineCache.start(info);
     });
     performance.mark('cairn:unlocked');

@@ -10,6 +10,7 @@ class SnapshotList {
   /** Showing the list kept from the last visit, which the engine has not confirmed yet. */
   #kept = $state(false);
   #early: Promise<SnapshotView[]> | undefined;
+  #onListed: (() => void)[] = [];
 
   get kept(): boolean {
     return this.#kept;
@@ -44,12 +45,23 @@ class SnapshotList {
     this.#early = list;
   }
 
+  /**
+   * Resolves once the engine's list is on show: at once if it is and no newer load is under way,
+   * else when a load's answer is. A load superseded by a newer one (another view asked too) does
+   * not count, so whatever waits here never runs before the list the user sees.
+   */
+  whenListed(): Promise<void> {
+    if (this.loaded && !this.#kept && !this.#list.loading) return Promise.resolve();
+    return new Promise((resolve) => this.#onListed.push(resolve));
+  }
+
   async load(): Promise<void> {
     const early = this.#early;
     this.#early = undefined;
     if (await this.#list.load(() => early ?? engine().listSnapshots(), { keep: true })) {
       this.#kept = false;
       performance.mark('cairn:snapshots-listed');
+      for (const f of this.#onListed.splice(0)) f();
       void this.#countSizes();
     }
   }
@@ -71,6 +83,7 @@ class SnapshotList {
   clear(): void {
     this.#kept = false;
     this.#early = undefined;
+    this.#onListed = []; // a closed repository's waiters never run
     this.#list.clear();
   }
 }
