@@ -8,15 +8,17 @@ import type { RetryInfo } from '../core/backend/retry';
 import { serializeError } from '../core/errors';
 import { primitives } from '../core/crypto/primitives';
 import { calibrateKdf, TEST_KDF, type KdfParams } from '../core/repository/kdf-params';
-import type { Parsed } from './args';
+import type { FlagSpecs, Parsed } from './args';
 import { localOwner, readPassword, type GlobalOptions } from './global';
 import { openBackend, parseLocation, type BackendSpec } from './location';
 import type { OpLog } from './op-log';
 import type { Out } from './output';
 
-export interface Context {
+/** A command's context; `F`, its flag set, types the parsed flags (none by default). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no flags: the empty set
+export interface Context<F extends FlagSpecs = {}> {
   g: GlobalOptions;
-  p: Parsed;
+  p: Parsed<F>;
   out: Out;
   signal: AbortSignal;
   /** With --log-file: where the command reports its summary numbers and errors. */

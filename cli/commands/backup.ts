@@ -77,7 +77,14 @@ function rejects(o: BackupCommandOptions, targets: string[], env: NodeJS.Process
   ]);
 }
 
-function archiverOptions(ctx: Context, o: BackupCommandOptions, src: Source, exclude: Reject | undefined, style: ReportStyle, time: GoTime): BackupOptions {
+function archiverOptions(
+  ctx: Context<typeof flags>,
+  o: BackupCommandOptions,
+  src: Source,
+  exclude: Reject | undefined,
+  style: ReportStyle,
+  time: GoTime,
+): BackupOptions {
   const owner = localOwner();
   return {
     targets: src.targets,
@@ -101,14 +108,20 @@ function archiverOptions(ctx: Context, o: BackupCommandOptions, src: Source, exc
 }
 
 /** This run's pack journal file, unless it stores nothing or --no-cache says to keep no files. */
-function journalFile(ctx: Context, o: BackupCommandOptions, repo: Repository): string | undefined {
-  if (o.dryRun || ctx.p.flags['no-cache'] === true) return undefined;
-  const dir = journalDir(cacheRoot(ctx.p.flags['cache-dir'] as string | undefined, ctx.g.env), repo.config.id);
+function journalFile(ctx: Context<typeof flags>, o: BackupCommandOptions, repo: Repository): string | undefined {
+  if (o.dryRun || ctx.g.noCache) return undefined;
+  const dir = journalDir(cacheRoot(ctx.g.cacheDir, ctx.g.env), repo.config.id);
   return path.join(dir, `${os.hostname()}-${process.pid}`);
 }
 
 /** Under the lock: takes up what killed backups of this host stored, runs this one, and drops its journal once all is indexed. */
-async function journaled(ctx: Context, repo: Repository, journal: string | undefined, style: ReportStyle, save: (j?: string) => Promise<BackupResult>) {
+async function journaled(
+  ctx: Context<typeof flags>,
+  repo: Repository,
+  journal: string | undefined,
+  style: ReportStyle,
+  save: (j?: string) => Promise<BackupResult>,
+) {
   if (!journal) return save();
   await repo.loadIndex({ signal: ctx.signal });
   const left = await adoptLeftovers(repo, path.dirname(journal), os.hostname(), isAlive, ctx.signal);
@@ -120,8 +133,8 @@ async function journaled(ctx: Context, repo: Repository, journal: string | undef
   }
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const o = backupOptions(ctx.p, ctx.g.env);
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const o = backupOptions(ctx.p.flags, ctx.p.args, ctx.g.env);
   checkOptions(o, ctx.g);
   const style: ReportStyle = { out: ctx.out, json: ctx.g.json, verbosity: ctx.g.verbosity, log: ctx.log };
   const warnf = (m: string) => printError(style, m);

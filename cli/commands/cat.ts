@@ -4,12 +4,12 @@ import { encodeConfig } from '../../core/repository/config';
 import { parseKeyFile } from '../../core/repository/keyfile';
 import { findSnapshot } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { snapshotJSON } from '../snapshot-json';
 
 export const summary = 'Print internal objects to stdout';
-export const flags: FlagSpecs = {};
+export const flags = defineFlags({});
 
 const indent = (o: unknown) => JSON.stringify(o, null, 2) + '\n';
 
@@ -21,7 +21,7 @@ async function resolve(repo: Repository, type: Exclude<FileType, 'config'>, pref
   return ids[0]!;
 }
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const [what, id] = ctx.p.args;
   const types = ['config', 'index', 'snapshot', 'key', 'masterkey', 'lock', 'pack', 'blob'];
   if (!what || !types.includes(what)) throw new CairnError('USAGE', `type must be one of (${types.join('|')})`);

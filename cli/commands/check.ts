@@ -1,13 +1,13 @@
 import { check, parseSubset, type CheckProblem, type Subset } from '../../core/check';
 import { CairnError } from '../../core/errors';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { nodeDecodePool } from '../pool/decode-pool';
 import os from 'node:os';
 
 export const summary = 'Check the repository for errors';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   'read-data': { type: 'bool', help: 'read all data blobs' },
   'read-data-subset': {
     type: 'string',
@@ -15,7 +15,7 @@ export const flags: FlagSpecs = {
   },
   'check-unused': { type: 'bool', help: 'accepted for restic compatibility (deprecated and ignored, as in restic)' },
   'with-cache': { type: 'bool', help: 'accepted for restic compatibility: cairn keeps no local cache, check always reads from the repository' },
-};
+});
 
 /** Packs restic names in `broken_packs` and in its `repair packs` hint: missing, truncated, or with bad data. */
 function brokenPacks(problems: CheckProblem[]): string[] {
@@ -31,14 +31,14 @@ function brokenPacks(problems: CheckProblem[]): string[] {
   return [...ids].sort();
 }
 
-function readDataSubset(ctx: Context): Subset | undefined {
-  const s = ctx.p.flags['read-data-subset'] as string | undefined;
+function readDataSubset(ctx: Context<typeof flags>): Subset | undefined {
+  const s = ctx.p.flags['read-data-subset'];
   if (s === undefined || s === '') return undefined;
   if (ctx.p.flags['read-data'] === true) throw new CairnError('USAGE', 'check flags --read-data and --read-data-subset cannot be used together');
   return parseSubset(s);
 }
 
-function printHints(ctx: Context, errors: CheckProblem[], hints: CheckProblem[], warnings: CheckProblem[], broken: string[]): void {
+function printHints(ctx: Context<typeof flags>, errors: CheckProblem[], hints: CheckProblem[], warnings: CheckProblem[], broken: string[]): void {
   for (const h of hints) ctx.out.stdout(`  ${h.message}\n`);
   if (hints.length && !errors.length)
     ctx.out.stdout(
@@ -54,7 +54,7 @@ function printHints(ctx: Context, errors: CheckProblem[], hints: CheckProblem[],
   }
 }
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const subset = readDataSubset(ctx);
   const { repo } = await openRepository(ctx);
   const say = (s: string) => !ctx.g.json && !ctx.g.quiet && ctx.out.stdout(s + '\n');

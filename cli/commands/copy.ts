@@ -1,6 +1,6 @@
 import { copySnapshots } from '../../core/copy';
 import { listSnapshots, matches } from '../../core/repository/snapshots';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { cliPrinter } from '../printer';
 import { FROM_REPO_FLAGS, openSecondary, secondaryOptions } from '../secondary-repo';
@@ -8,10 +8,10 @@ import { SNAPSHOT_FILTER_FLAGS, selectReadable, snapshotFilter } from '../snapsh
 
 export const summary = 'Copy snapshots from one repository to another';
 
-export const flags: FlagSpecs = { ...FROM_REPO_FLAGS, ...SNAPSHOT_FILTER_FLAGS };
+export const flags = defineFlags({ ...FROM_REPO_FLAGS, ...SNAPSHOT_FILTER_FLAGS });
 
 /** `cairn -r DEST copy --from-repo SRC [ID…]`: the source is read-locked, the destination append-locked. */
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const from = await secondaryOptions(ctx);
   const { repo: src } = await openSecondary(ctx, from);
   const pr = cliPrinter(ctx);

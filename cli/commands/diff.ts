@@ -1,6 +1,6 @@
 import { CairnError } from '../../core/errors';
 import { diffTrees, type DiffSide } from '../../core/diff';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { goStringify } from '../go-json-out';
 import { formatBytes } from '../output';
@@ -30,16 +30,16 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   metadata: { type: 'bool', help: 'print changes in metadata' },
-};
+});
 
 const sideJSON = (s: DiffSide) => ({ files: s.files, dirs: s.dirs, others: s.others, data_blobs: s.dataBlobs, tree_blobs: s.treeBlobs, bytes: s.bytes });
 const pad = (n: number) => String(n).padStart(5);
 
-export async function run(ctx: Context): Promise<number> {
-  if (ctx.p.args.length !== 2) throw new CairnError('USAGE', 'specify two snapshot IDs');
-  const [a, b] = ctx.p.args as [string, string];
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const [a, b] = ctx.p.args;
+  if (a === undefined || b === undefined || ctx.p.args.length !== 2) throw new CairnError('USAGE', 'specify two snapshot IDs');
   const { repo } = await openRepository(ctx);
   await withLock(
     ctx,

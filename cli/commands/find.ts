@@ -4,7 +4,7 @@ import { childMayMatch, matchPattern, parsePattern, type Pattern } from '../../c
 import { findSnapshot, listSnapshots, matches, type SnapshotEntry } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
 import { walk } from '../../core/walker';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { parseFindTime } from '../find-time';
 import { FindOutput } from '../find-output';
@@ -32,7 +32,7 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   oldest: { type: 'string', short: 'O', help: 'oldest modification date/time' },
   newest: { type: 'string', short: 'N', help: 'newest modification date/time' },
   snapshot: { type: 'strings', short: 's', help: 'snapshot id to search in (can be given multiple times)' },
@@ -46,7 +46,7 @@ export const flags: FlagSpecs = {
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host, when no snapshot ID is given (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist, when no snapshot-ID is given' },
   path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path, when no snapshot-ID is given' },
-};
+});
 
 interface PatternSearch {
   patterns: Pattern[];
@@ -121,10 +121,10 @@ function packBlobs(repo: Repository, packs: string[], q: IdSearch): void {
   if (missing.length) throw new CairnError('NOT_FOUND', `unable to find pack(s): [${missing.join(' ')}]`);
 }
 
-async function selectSnapshots(ctx: Context, repo: Repository): Promise<SnapshotEntry[]> {
+async function selectSnapshots(ctx: Context<typeof flags>, repo: Repository): Promise<SnapshotEntry[]> {
   const f = ctx.p.flags;
-  const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
-  const ids = (f.snapshot as string[] | undefined) ?? [];
+  const filter = { hosts: f.host, tags: f.tag, paths: f.path };
+  const ids = f.snapshot ?? [];
   let list: SnapshotEntry[] = [];
   if (ids.length) for (const id of ids) list.push(await findSnapshot(repo, id, filter, ctx.signal));
   else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
@@ -132,17 +132,17 @@ async function selectSnapshots(ctx: Context, repo: Repository): Promise<Snapshot
   return list.sort((a, b) => dir * a.snapshot.time.compare(b.snapshot.time));
 }
 
-function patternSearch(ctx: Context, args: string[]): PatternSearch {
+function patternSearch(ctx: Context<typeof flags>, args: string[]): PatternSearch {
   const f = ctx.p.flags;
   const ignoreCase = f['ignore-case'] === true;
   const q: PatternSearch = { patterns: args.map((a) => parsePattern(ignoreCase ? a.toLowerCase() : a)), ignoreCase };
-  if (f.oldest !== undefined) q.oldest = parseFindTime(f.oldest as string);
-  if (f.newest !== undefined) q.newest = parseFindTime(f.newest as string);
+  if (f.oldest !== undefined) q.oldest = parseFindTime(f.oldest);
+  if (f.newest !== undefined) q.newest = parseFindTime(f.newest);
   if (q.oldest !== undefined && q.newest !== undefined && q.oldest > q.newest) throw new CairnError('USAGE', '--oldest must specify a time before --newest');
   return q;
 }
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const args = ctx.p.args;
   const f = ctx.p.flags;
   if (args.length === 0) throw new CairnError('USAGE', 'wrong number of arguments');

@@ -1,17 +1,17 @@
 import { CairnError } from '../../core/errors';
 import { Repository } from '../../core/repository/repository';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { backendSpec, newKeyParams, openContextBackend, type Context } from '../context';
 import { localOwner, readPassword, askPassword } from '../global';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   'repository-version': { type: 'string', help: 'repository format version to use: 1, 2, latest or stable' },
-};
+});
 
 export const summary = 'Initialize a new repository';
 
-export async function run(ctx: Context): Promise<number> {
-  const v = (ctx.p.flags['repository-version'] as string | undefined) ?? 'stable';
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const v = ctx.p.flags['repository-version'] ?? 'stable';
   const version = v === 'latest' || v === 'stable' ? 2 : Number(v);
   if (version !== 1 && version !== 2) throw new CairnError('USAGE', `unsupported repository version ${v}`);
   const spec = backendSpec(ctx);

@@ -6,7 +6,7 @@ import type { Repository } from '../../core/repository/repository';
 import { GoTime } from '../../core/data/go-time';
 import { goTimeString } from '../../core/data/snapshot-string';
 import type { ID } from '../../core/id';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { newKeyParams, openRepository, withLock, type Context } from '../context';
 import { askPassword, goTrimSpace, localOwner } from '../global';
 import { openBackend, parseLocation } from '../location';
@@ -14,7 +14,7 @@ import { table } from '../output';
 
 export const summary = 'Manage keys (passwords)';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   'new-password-file': { type: 'string', help: 'file from which to read the new password' },
   'new-insecure-no-password': { type: 'bool', help: 'add an empty password for the repository (insecure)' },
   'from-masterkey': {
@@ -23,11 +23,11 @@ export const flags: FlagSpecs = {
   },
   user: { type: 'string', help: 'the username for new key' },
   host: { type: 'string', help: 'the hostname for new key' },
-};
+});
 
 /** restic getNewPassword: --new-insecure-no-password, --new-password-file (trimmed), or asked twice. */
-async function newPassword(ctx: Context): Promise<string> {
-  const file = ctx.p.flags['new-password-file'] as string | undefined;
+async function newPassword(ctx: Context<typeof flags>): Promise<string> {
+  const file = ctx.p.flags['new-password-file'];
   if (ctx.p.flags['new-insecure-no-password'] === true) {
     if (file) throw new CairnError('USAGE', 'only either --new-password-file or --new-insecure-no-password may be specified');
     return '';
@@ -56,10 +56,10 @@ interface NewKey {
 }
 
 /** Writes a key for the repository's master key and proves it opens (restic switchToNewKeyAndRemoveIfBroken). */
-async function writeKey(ctx: Context, repo: Repository, pw: string): Promise<NewKey> {
+async function writeKey(ctx: Context<typeof flags>, repo: Repository, pw: string): Promise<NewKey> {
   const owner = localOwner();
   const created = GoTime.fromDate(new Date());
-  const who = { username: (ctx.p.flags.user as string | undefined) || owner.username, hostname: (ctx.p.flags.host as string | undefined) || owner.hostname };
+  const who = { username: ctx.p.flags.user || owner.username, hostname: ctx.p.flags.host || owner.hostname };
   const kdf = await newKeyParams(ctx);
   const id = await addKey(repo.backend, repo.key, pw, { ...who, created: created.format() }, kdf);
   try {
@@ -72,7 +72,7 @@ async function writeKey(ctx: Context, repo: Repository, pw: string): Promise<New
   return { id, created, ...who };
 }
 
-async function list(ctx: Context): Promise<void> {
+async function list(ctx: Context<typeof flags>): Promise<void> {
   const { repo } = await openRepository(ctx, { silent: ctx.g.json });
   const infos = await withLock(
     ctx,
@@ -111,8 +111,8 @@ function localTime(rfc3339: string): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-async function add(ctx: Context): Promise<void> {
-  const masterFile = ctx.p.flags['from-masterkey'] as string | undefined;
+async function add(ctx: Context<typeof flags>): Promise<void> {
+  const masterFile = ctx.p.flags['from-masterkey'];
   let repo: Repository;
   if (masterFile) {
     let text: string;
@@ -128,7 +128,7 @@ async function add(ctx: Context): Promise<void> {
   if (!ctx.g.quiet) ctx.out.stdout(`saved new key with ID ${k.id}\n`);
 }
 
-async function passwd(ctx: Context): Promise<void> {
+async function passwd(ctx: Context<typeof flags>): Promise<void> {
   const { repo } = await openRepository(ctx);
   const pw = await newPassword(ctx);
   const k = await withLock(ctx, repo, true, async () => {
@@ -139,7 +139,7 @@ async function passwd(ctx: Context): Promise<void> {
   if (!ctx.g.quiet) ctx.out.stdout(`saved new key as <Key of ${k.username}@${k.hostname}, created on ${goTimeString(k.created)}>\n`);
 }
 
-async function remove(ctx: Context, prefix: string): Promise<void> {
+async function remove(ctx: Context<typeof flags>, prefix: string): Promise<void> {
   const { repo } = await openRepository(ctx);
   const id = await withLock(ctx, repo, true, async () => {
     const ids = (await repo.listIDs('keys', ctx.signal)).filter((id) => id.startsWith(prefix));
@@ -152,7 +152,7 @@ async function remove(ctx: Context, prefix: string): Promise<void> {
   if (!ctx.g.quiet) ctx.out.stdout(`removed key ${id}\n`);
 }
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const [sub, ...args] = ctx.p.args;
   if (ctx.p.flags['from-masterkey'] !== undefined && sub !== 'add') throw new CairnError('USAGE', '--from-masterkey only applies to key add');
   const noArgs = () => {

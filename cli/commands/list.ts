@@ -1,11 +1,11 @@
 import { CairnError } from '../../core/errors';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 
 export const summary = 'List objects in the repository';
-export const flags: FlagSpecs = {};
+export const flags = defineFlags({});
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const what = ctx.p.args[0];
   const map = { keys: 'keys', snapshots: 'snapshots', index: 'index', packs: 'data', locks: 'locks' } as const;
   const { repo } = await openRepository(ctx, { silent: true });

@@ -5,7 +5,7 @@ import { isID, type ID } from '../../core/id';
 import { repairIndex, repairPacks, repairSnapshots } from '../../core/repair';
 import { selectSnapshots } from '../../core/repository/select-snapshots';
 import type { Repository } from '../../core/repository/repository';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { cliPrinter } from '../printer';
 import { SNAPSHOT_FILTER_FLAGS, snapshotFilter } from '../snapshot-filter';
@@ -13,26 +13,27 @@ import { changedLine, dryRunRepository } from './rewrite';
 
 export const summary = 'Repair the repository (index, packs, snapshots)';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   'read-all-packs': { type: 'bool', help: 'index: read all pack files to generate new index from scratch' },
   forget: { type: 'bool', help: 'snapshots: remove original snapshots after creating new ones' },
   'dry-run': { type: 'bool', short: 'n', help: 'snapshots: do not do anything, just print what would be done' },
   ...SNAPSHOT_FILTER_FLAGS,
-};
+});
 
-const ONLY: Record<string, string[]> = {
-  'read-all-packs': ['index'],
-  forget: ['snapshots'],
-  'dry-run': ['snapshots'],
-  host: ['snapshots'],
-  tag: ['snapshots'],
-  path: ['snapshots'],
-};
+/** The subcommands each flag applies to. */
+const ONLY: readonly [keyof typeof flags, readonly string[]][] = [
+  ['read-all-packs', ['index']],
+  ['forget', ['snapshots']],
+  ['dry-run', ['snapshots']],
+  ['host', ['snapshots']],
+  ['tag', ['snapshots']],
+  ['path', ['snapshots']],
+];
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const [sub, ...args] = ctx.p.args;
   if (sub !== 'index' && sub !== 'snapshots' && sub !== 'packs') throw new CairnError('USAGE', 'repair: use one of index, snapshots, packs');
-  for (const [flag, subs] of Object.entries(ONLY)) {
+  for (const [flag, subs] of ONLY) {
     if (ctx.p.flags[flag] !== undefined && !subs.includes(sub)) throw new CairnError('USAGE', `unknown flag: --${flag} (for repair ${sub})`);
   }
   if (sub === 'index') {
@@ -43,7 +44,7 @@ export async function run(ctx: Context): Promise<number> {
 }
 
 /** `repair index`. */
-export async function runIndex(ctx: Context): Promise<number> {
+export async function runIndex(ctx: Context<typeof flags>): Promise<number> {
   const { repo } = await openRepository(ctx);
   const pr = cliPrinter(ctx);
   await withLock(ctx, repo, true, () => repairIndex(repo, { readAllPacks: ctx.p.flags['read-all-packs'] === true, signal: ctx.signal, printer: pr }));
@@ -51,7 +52,7 @@ export async function runIndex(ctx: Context): Promise<number> {
   return 0;
 }
 
-async function runPacks(ctx: Context, args: string[]): Promise<number> {
+async function runPacks(ctx: Context<typeof flags>, args: string[]): Promise<number> {
   const ids = new Set<ID>();
   for (const a of args) {
     if (!isID(a)) throw new CairnError('USAGE', `invalid ID ${JSON.stringify(a)}: pack IDs must be the full 64 hex digits`);
@@ -71,7 +72,7 @@ async function runPacks(ctx: Context, args: string[]): Promise<number> {
 }
 
 /** restic keeps each damaged pack as ./pack-<ID> before removing it; one that cannot be read at all is just removed. */
-async function backupCopy(ctx: Context, repo: Repository, id: ID): Promise<void> {
+async function backupCopy(ctx: Context<typeof flags>, repo: Repository, id: ID): Promise<void> {
   let bytes: Uint8Array;
   try {
     bytes = await repo.backend.load({ type: 'data', name: id }, { signal: ctx.signal });
@@ -88,7 +89,7 @@ async function backupCopy(ctx: Context, repo: Repository, id: ID): Promise<void>
   }
 }
 
-async function runSnapshots(ctx: Context, args: string[]): Promise<number> {
+async function runSnapshots(ctx: Context<typeof flags>, args: string[]): Promise<number> {
   const dryRun = ctx.p.flags['dry-run'] === true;
   const forget = ctx.p.flags.forget === true;
   const opened = await openRepository(ctx);

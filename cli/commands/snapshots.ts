@@ -1,6 +1,6 @@
 import { CairnError } from '../../core/errors';
 import { listSnapshots, findSnapshot, matches, type SnapshotEntry } from '../../core/repository/snapshots';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { goStringify } from '../go-json-out';
 import { formatLocalTime } from '../node-format';
@@ -18,14 +18,14 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist in the format `tag[,tag,...]` (can be specified multiple times)' },
   path: { type: 'strings', help: 'only consider snapshots for this path (can be specified multiple times)' },
   latest: { type: 'int', help: 'only show the last n snapshots for each host and path' },
   compact: { type: 'bool', short: 'c', help: 'use compact output format' },
   'group-by': { type: 'string', short: 'g', help: 'group snapshots by host, paths and/or tags, separated by comma' },
-};
+});
 
 interface GroupKey {
   hostname: string;
@@ -97,10 +97,10 @@ export function snapshotsTable(list: SnapshotEntry[], compact: boolean): string 
   return resticTable(headers, rows, [`${sorted.length} snapshots`], multiline);
 }
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const f = ctx.p.flags;
   const { repo } = await openRepository(ctx);
-  const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
+  const filter = { hosts: f.host, tags: f.tag, paths: f.path };
   let list = await withLock(
     ctx,
     repo,
@@ -120,8 +120,8 @@ export async function run(ctx: Context): Promise<number> {
     },
     true,
   );
-  const { groups, grouped } = groupSnapshots(list, (f['group-by'] as string | undefined) ?? '');
-  const n = f.latest as number | undefined;
+  const { groups, grouped } = groupSnapshots(list, f['group-by'] ?? '');
+  const n = f.latest;
   // restic sorts with sort.Reverse over its newest-first order: oldest first.
   const oldestFirst = (l: SnapshotEntry[]) => newestFirst(l).reverse();
   for (const g of groups.values()) g.list = oldestFirst(n !== undefined && n > 0 ? latest(g.list, n, grouped) : g.list);

@@ -2,7 +2,7 @@ import { CairnError, serializeError } from '../../core/errors';
 import { encodeSnapshot, type Snapshot } from '../../core/data/snapshot';
 import { findSnapshot, listSnapshots, matches, type SnapshotEntry } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
-import type { FlagSpecs } from '../args';
+import { defineFlags } from '../args';
 import { openRepository, withLock, type Context } from '../context';
 import { goStringify } from '../go-json-out';
 
@@ -22,14 +22,14 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   set: { type: 'strings', help: 'tags which will replace the existing tags in the format `tag[,tag,...]` (can be given multiple times)' },
   add: { type: 'strings', help: 'tags which will be added to the existing tags in the format `tag[,tag,...]` (can be given multiple times)' },
   remove: { type: 'strings', help: 'tags which will be removed from the existing tags in the format `tag[,tag,...]` (can be given multiple times)' },
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host, when no snapshot ID is given (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist, when no snapshot-ID is given' },
   path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path, when no snapshot-ID is given' },
-};
+});
 
 /** restic TagLists.Flatten: comma-separated, trimmed, empty ones dropped. */
 const flatten = (lists: string[] | undefined) => (lists ?? []).flatMap((l) => l.split(',').map((t) => t.trim())).filter((t) => t !== '');
@@ -62,19 +62,18 @@ async function rewrite(repo: Repository, e: SnapshotEntry, tags: string[], signa
   return id;
 }
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const f = ctx.p.flags;
-  const setGiven = (f.set as string[] | undefined)?.length ? flatten(f.set as string[]) : undefined;
-  const add = flatten(f.add as string[]);
-  const remove = flatten(f.remove as string[]);
-  if (!setGiven && !(f.add as string[] | undefined)?.length && !(f.remove as string[] | undefined)?.length) throw new CairnError('USAGE', 'nothing to do!');
-  if (setGiven && ((f.add as string[] | undefined)?.length || (f.remove as string[] | undefined)?.length))
-    throw new CairnError('USAGE', '--set and --add/--remove cannot be given at the same time');
+  const setGiven = f.set?.length ? flatten(f.set) : undefined;
+  const add = flatten(f.add);
+  const remove = flatten(f.remove);
+  if (!setGiven && !f.add?.length && !f.remove?.length) throw new CairnError('USAGE', 'nothing to do!');
+  if (setGiven && (f.add?.length || f.remove?.length)) throw new CairnError('USAGE', '--set and --add/--remove cannot be given at the same time');
   const { repo } = await openRepository(ctx);
   if (!ctx.g.json && !ctx.g.quiet) ctx.out.stdout('create exclusive lock for repository\n');
   let changed = 0;
   await withLock(ctx, repo, true, async () => {
-    const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
+    const filter = { hosts: f.host, tags: f.tag, paths: f.path };
     let list: SnapshotEntry[] = [];
     if (ctx.p.args.length) for (const a of ctx.p.args) list.push(await findSnapshot(repo, a, filter, ctx.signal));
     else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
