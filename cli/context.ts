@@ -8,7 +8,7 @@ import type { RetryInfo } from '../core/backend/retry';
 import { serializeError } from '../core/errors';
 import { primitives } from '../core/crypto/primitives';
 import { calibrateKdf, TEST_KDF, type KdfParams } from '../core/repository/kdf-params';
-import type { FlagSpecs, Parsed } from './args';
+import type { FlagSpecs, FlagValues } from './args';
 import { localOwner, readPassword, type GlobalOptions } from './global';
 import { openBackend, parseLocation, type BackendSpec } from './location';
 import type { OpLog } from './op-log';
@@ -17,8 +17,12 @@ import type { Out } from './output';
 /** A command's context; `F`, its flag set, types the parsed flags (none by default). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no flags: the empty set
 export interface Context<F extends FlagSpecs = {}> {
-  g: GlobalOptions;
-  p: Parsed<F>;
+  /** The global flags and restic's environment variables, resolved. */
+  globals: GlobalOptions;
+  /** The command's own flags, typed by its flag set. */
+  flags: FlagValues<F>;
+  /** The arguments after the flags are taken out. */
+  args: string[];
   out: Out;
   signal: AbortSignal;
   /** With --log-file: where the command reports its summary numbers and errors. */
@@ -44,8 +48,8 @@ export async function releaseHeldLocks(ms = RELEASE_AFTER_INTERRUPT_MS): Promise
 
 /** The repository's location as a spec worker threads can open too, with the global options that shape requests. */
 export function backendSpec(ctx: Context): BackendSpec {
-  const spec = parseLocation(ctx.g.repo, ctx.g.env, ctx.g.presign);
-  return spec.kind === 's3' ? { ...spec, stuckTimeoutMs: ctx.g.stuckTimeoutMs } : spec;
+  const spec = parseLocation(ctx.globals.repo, ctx.globals.env, ctx.globals.presign);
+  return spec.kind === 's3' ? { ...spec, stuckTimeoutMs: ctx.globals.stuckTimeoutMs } : spec;
 }
 
 /** Opens the backend; a remote one is contacted once at first, so an unreachable server is named at once. */
@@ -63,12 +67,12 @@ export async function openRepository(ctx: Context, opts: { silent?: boolean; wra
   const spec = backendSpec(ctx);
   const opened = await openContextBackend(ctx, spec);
   const backend = opts.wrap ? opts.wrap(opened) : opened;
-  const password = await readPassword(ctx.g);
-  const repo = await Repository.open(backend, password, { keyHint: ctx.g.keyHint, signal: ctx.signal });
-  repo.compression = ctx.g.compression;
-  repo.packSize = ctx.g.packSize;
+  const password = await readPassword(ctx.globals);
+  const repo = await Repository.open(backend, password, { keyHint: ctx.globals.keyHint, signal: ctx.signal });
+  repo.compression = ctx.globals.compression;
+  repo.packSize = ctx.globals.packSize;
   // restic prints this only when stdout is a terminal, so piped output stays the command's own.
-  if (!ctx.g.quiet && !ctx.g.json && !opts.silent && process.stdout.isTTY === true) {
+  if (!ctx.globals.quiet && !ctx.globals.json && !opts.silent && process.stdout.isTTY === true) {
     ctx.out.stdout(`repository ${repo.config.id.slice(0, 8)} opened (repository version ${repo.version}) successfully, password is correct\n`);
   }
   return { repo, spec };
@@ -79,7 +83,7 @@ export async function openRepository(ctx: Context, opts: { silent?: boolean; wra
  * however `fn` ends; after an interrupt that removal gets a short deadline of its own.
  */
 export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boolean, fn: () => Promise<T>, readOnly = false, noLock = false): Promise<T> {
-  if (noLock || (readOnly && ctx.g.noLock)) return fn();
+  if (noLock || (readOnly && ctx.globals.noLock)) return fn();
   const owner = localOwner();
   const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, exclusive, ctx.signal);
   heldLocks.add(lock);
@@ -115,7 +119,7 @@ declare const __CAIRN_TEST_HOOKS__: boolean | undefined;
  * (as restic's tests do); the shipped CLI reads no such variable.
  */
 export function newKeyParams(ctx: Context): Promise<KdfParams> {
-  if (typeof __CAIRN_TEST_HOOKS__ !== 'undefined' && __CAIRN_TEST_HOOKS__ && ctx.g.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
+  if (typeof __CAIRN_TEST_HOOKS__ !== 'undefined' && __CAIRN_TEST_HOOKS__ && ctx.globals.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
   const salt = primitives().randomBytes(64);
   const password = new TextEncoder().encode('weakpassword');
   calibrated ??= calibrateKdf(async ({ N, r, p }) => void (await primitives().scrypt(password, salt, N, r, p, 64)));

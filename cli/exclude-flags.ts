@@ -10,9 +10,9 @@ import { readPatternFiles } from './text-files';
 
 /** A test for "is this path (slash-separated, from the snapshot's root) excluded?", or undefined when no pattern was given. */
 export function excludeMatcher(ctx: Context<typeof EXCLUDE_FLAGS>): ((path: string) => boolean) | undefined {
-  const f = ctx.p.flags;
-  const exact = [...(f.exclude ?? []), ...readPatternFiles(f['exclude-file'] ?? [], ctx.g.env)].map(parsePattern);
-  const folded = [...(f.iexclude ?? []), ...readPatternFiles(f['iexclude-file'] ?? [], ctx.g.env)].map((p) => parsePattern(p.toLowerCase()));
+  const f = ctx.flags;
+  const exact = [...(f.exclude ?? []), ...readPatternFiles(f['exclude-file'] ?? [], ctx.globals.env)].map(parsePattern);
+  const folded = [...(f.iexclude ?? []), ...readPatternFiles(f['iexclude-file'] ?? [], ctx.globals.env)].map((p) => parsePattern(p.toLowerCase()));
   if (!exact.length && !folded.length) return undefined;
   return (path) => {
     const comps = path.split('/').filter(Boolean);

@@ -171,11 +171,11 @@ export function parseGoDuration(text: string): number | undefined {
  * command means a flag never combines unnoticed with the other kind's variable; an empty
  * RESTIC_PASSWORD counts as none.
  */
-export async function readPassword(g: GlobalOptions, prompt = 'enter password for repository: '): Promise<string> {
-  const file = g.passwordFlags.file ?? g.env.RESTIC_PASSWORD_FILE ?? '';
-  const command = g.passwordFlags.command ?? g.env.RESTIC_PASSWORD_COMMAND ?? '';
+export async function readPassword(globals: GlobalOptions, prompt = 'enter password for repository: '): Promise<string> {
+  const file = globals.passwordFlags.file ?? globals.env.RESTIC_PASSWORD_FILE ?? '';
+  const command = globals.passwordFlags.command ?? globals.env.RESTIC_PASSWORD_COMMAND ?? '';
   if (file && command) throw new CairnError('USAGE', 'Password file and command are mutually exclusive options');
-  const password = command ? runPasswordCommand(command) : file ? readPasswordFile(file) : (g.env.RESTIC_PASSWORD ?? '');
+  const password = command ? runPasswordCommand(command) : file ? readPasswordFile(file) : (globals.env.RESTIC_PASSWORD ?? '');
   // restic's ReadPassword: an empty result (empty file or variable) means "ask".
   return password || askPassword(prompt);
 }

@@ -144,16 +144,21 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     if (!command) throw new CairnError('USAGE', `unknown command "${name}" for "cairn"`);
     const rest = [...argv];
     rest.splice(at, 1);
-    const { globals: globalFlags, ...p } = parseCommandLine(rest, GLOBAL_FLAGS, command.flags);
+    const { globals: globalFlags, flags, args } = parseCommandLine(rest, GLOBAL_FLAGS, command.flags);
     if (globalFlags.help) {
       out.stdout(commandHelp(name, command));
       return 0;
     }
     installNodePrimitives();
     await initZstdNode();
-    const g = globalOptions(globalFlags, env);
-    await checkDevice(name, p, g, controller.signal);
-    return await withOpLog(g.logFile, { command: name, repository: g.repo }, (log) => command.run({ g, p, out, signal: controller.signal, log }), out.stderr);
+    const globals = globalOptions(globalFlags, env);
+    await checkDevice(name, { flags, args }, globals, controller.signal);
+    return await withOpLog(
+      globals.logFile,
+      { command: name, repository: globals.repo },
+      (log) => command.run({ globals, flags, args, out, signal: controller.signal, log }),
+      out.stderr,
+    );
   } catch (e) {
     out.stderr(errorLine(e) + '\n');
     if (isCairnError(e, 'ABORTED')) return 130;

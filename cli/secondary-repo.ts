@@ -27,8 +27,8 @@ export interface SecondaryOptions {
 
 /** Resolves the source repository's location and password (asked for before anything is opened, as restic). */
 export async function secondaryOptions(ctx: Context<typeof FROM_REPO_FLAGS>): Promise<SecondaryOptions> {
-  const f = ctx.p.flags;
-  const env = ctx.g.env;
+  const f = ctx.flags;
+  const env = ctx.globals.env;
   const repo = f['from-repo'] ?? env.RESTIC_FROM_REPOSITORY ?? '';
   const repoFile = f['from-repository-file'] ?? env.RESTIC_FROM_REPOSITORY_FILE ?? '';
   if (!repo && !repoFile) throw new CairnError('USAGE', 'Please specify a source repository location (--from-repo or --from-repository-file)');
@@ -43,7 +43,7 @@ export async function secondaryOptions(ctx: Context<typeof FROM_REPO_FLAGS>): Pr
   }
   const password = await readPassword(
     {
-      ...ctx.g,
+      ...ctx.globals,
       passwordFlags: { file: f['from-password-file'], command: f['from-password-command'] },
       env: {
         RESTIC_PASSWORD_FILE: env.RESTIC_FROM_PASSWORD_FILE,
@@ -57,9 +57,9 @@ export async function secondaryOptions(ctx: Context<typeof FROM_REPO_FLAGS>): Pr
 }
 
 export async function openSecondary(ctx: Context, o: SecondaryOptions): Promise<{ repo: Repository; spec: BackendSpec }> {
-  const spec = parseLocation(o.location, ctx.g.env);
+  const spec = parseLocation(o.location, ctx.globals.env);
   const repo = await Repository.open(await openBackend(spec), o.password, { keyHint: o.keyHint, signal: ctx.signal });
-  if (!ctx.g.quiet && !ctx.g.json) {
+  if (!ctx.globals.quiet && !ctx.globals.json) {
     ctx.out.stdout(`repository ${repo.config.id.slice(0, 8)} opened (repository version ${repo.version}) successfully, password is correct\n`);
   }
   return { repo, spec };

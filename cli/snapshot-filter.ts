@@ -14,7 +14,7 @@ export const SNAPSHOT_FILTER_FLAGS = defineFlags({
 });
 
 export function snapshotFilter(ctx: Context<typeof SNAPSHOT_FILTER_FLAGS>): SnapshotFilter {
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   return { hosts: f.host, tags: f.tag, paths: f.path };
 }
 

@@ -109,14 +109,14 @@ export function backupOptions(f: FlagValues<typeof BACKUP_FLAGS>, args: readonly
 }
 
 /** Does the password come from somewhere other than standard input? */
-function passwordElsewhere(g: GlobalOptions): boolean {
-  const e = g.env;
-  return Boolean(g.passwordFlags.file || g.passwordFlags.command || e.RESTIC_PASSWORD || e.RESTIC_PASSWORD_FILE || e.RESTIC_PASSWORD_COMMAND);
+function passwordElsewhere(globals: GlobalOptions): boolean {
+  const e = globals.env;
+  return Boolean(globals.passwordFlags.file || globals.passwordFlags.command || e.RESTIC_PASSWORD || e.RESTIC_PASSWORD_FILE || e.RESTIC_PASSWORD_COMMAND);
 }
 
 /** restic BackupOptions.Check: combinations that cannot work. */
-export function checkOptions(o: BackupCommandOptions, g: GlobalOptions): void {
-  if (!passwordElsewhere(g)) {
+export function checkOptions(o: BackupCommandOptions, globals: GlobalOptions): void {
+  if (!passwordElsewhere(globals)) {
     if (o.stdin) throw new CairnError('USAGE', 'cannot read both password and data from stdin');
     if ([...o.filesFrom, ...o.filesFromVerbatim, ...o.filesFromRaw].includes('-'))
       throw new CairnError('USAGE', 'unable to read password from stdin when data is to be read from stdin, use --password-file or $RESTIC_PASSWORD');

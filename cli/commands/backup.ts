@@ -101,7 +101,7 @@ function archiverOptions(
     strictChangeDetection: true,
     skipIfUnchanged: o.skipIfUnchanged,
     signal: ctx.signal,
-    onProgress: ctx.g.quiet ? undefined : terminalProgress(ctx.out, ctx.g.json),
+    onProgress: ctx.globals.quiet ? undefined : terminalProgress(ctx.out, ctx.globals.json),
     onWarning: (w) => printWarning(style, w),
     onItem: itemPrinter(style),
   };
@@ -109,8 +109,8 @@ function archiverOptions(
 
 /** This run's pack journal file, unless it stores nothing or --no-cache says to keep no files. */
 function journalFile(ctx: Context<typeof flags>, o: BackupCommandOptions, repo: Repository): string | undefined {
-  if (o.dryRun || ctx.g.noCache) return undefined;
-  const dir = journalDir(cacheRoot(ctx.g.cacheDir, ctx.g.env), repo.config.id);
+  if (o.dryRun || ctx.globals.noCache) return undefined;
+  const dir = journalDir(cacheRoot(ctx.globals.cacheDir, ctx.globals.env), repo.config.id);
   return path.join(dir, `${os.hostname()}-${process.pid}`);
 }
 
@@ -134,13 +134,13 @@ async function journaled(
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const o = backupOptions(ctx.p.flags, ctx.p.args, ctx.g.env);
-  checkOptions(o, ctx.g);
-  const style: ReportStyle = { out: ctx.out, json: ctx.g.json, verbosity: ctx.g.verbosity, log: ctx.log };
+  const o = backupOptions(ctx.flags, ctx.args, ctx.globals.env);
+  checkOptions(o, ctx.globals);
+  const style: ReportStyle = { out: ctx.out, json: ctx.globals.json, verbosity: ctx.globals.verbosity, log: ctx.log };
   const warnf = (m: string) => printError(style, m);
   const now = GoTime.fromDate(new Date());
   const src = o.stdin || o.stdinFromCommand ? streamedSource(o, o.time ?? now, warnf) : fileSource(o, style);
-  const exclude = rejects(o, src.targets, ctx.g.env, warnf);
+  const exclude = rejects(o, src.targets, ctx.globals.env, warnf);
   const { repo, spec } = await openRepository(ctx, { wrap: o.dryRun ? dryRunBackend : undefined });
   const started = Date.now();
   const save = (journal?: string) =>

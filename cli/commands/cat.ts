@@ -22,7 +22,7 @@ async function resolve(repo: Repository, type: Exclude<FileType, 'config'>, pref
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const [what, id] = ctx.p.args;
+  const [what, id] = ctx.args;
   const types = ['config', 'index', 'snapshot', 'key', 'masterkey', 'lock', 'pack', 'blob'];
   if (!what || !types.includes(what)) throw new CairnError('USAGE', `type must be one of (${types.join('|')})`);
   const { repo } = await openRepository(ctx, { silent: true });

@@ -32,9 +32,9 @@ function brokenPacks(problems: CheckProblem[]): string[] {
 }
 
 function readDataSubset(ctx: Context<typeof flags>): Subset | undefined {
-  const s = ctx.p.flags['read-data-subset'];
+  const s = ctx.flags['read-data-subset'];
   if (s === undefined || s === '') return undefined;
-  if (ctx.p.flags['read-data'] === true) throw new CairnError('USAGE', 'check flags --read-data and --read-data-subset cannot be used together');
+  if (ctx.flags['read-data'] === true) throw new CairnError('USAGE', 'check flags --read-data and --read-data-subset cannot be used together');
   return parseSubset(s);
 }
 
@@ -57,9 +57,9 @@ function printHints(ctx: Context<typeof flags>, errors: CheckProblem[], hints: C
 export async function run(ctx: Context<typeof flags>): Promise<number> {
   const subset = readDataSubset(ctx);
   const { repo } = await openRepository(ctx);
-  const say = (s: string) => !ctx.g.json && !ctx.g.quiet && ctx.out.stdout(s + '\n');
+  const say = (s: string) => !ctx.globals.json && !ctx.globals.quiet && ctx.out.stdout(s + '\n');
   say('create exclusive lock for repository');
-  const readData = ctx.p.flags['read-data'] === true;
+  const readData = ctx.flags['read-data'] === true;
   // Blobs are verified on one thread per core while this one reads and hashes packs.
   const decoders = readData || subset ? nodeDecodePool() : undefined;
   // The threads start on first use: an empty request starts them now, so they are up by the
@@ -81,7 +81,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const broken = brokenPacks(errors);
   ctx.log?.summary({ num_errors: errors.length });
   for (const e of errors) ctx.log?.error(e.message);
-  if (ctx.g.json) {
+  if (ctx.globals.json) {
     for (const e of errors) ctx.out.stderr(JSON.stringify({ message_type: 'error', message: e.message }) + '\n');
     ctx.out.stdout(
       JSON.stringify({

@@ -22,7 +22,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
     async () => {
       const { repo: dst } = await openRepository(ctx);
       await withLock(ctx, dst, false, async () => {
-        const selected = await selectReadable(ctx, src, ctx.p.args);
+        const selected = await selectReadable(ctx, src, ctx.args);
         const filter = snapshotFilter(ctx);
         const target = (await listSnapshots(dst, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
         await copySnapshots(src, dst, selected, target, { signal: ctx.signal, printer: pr });

@@ -38,8 +38,8 @@ const sideJSON = (s: DiffSide) => ({ files: s.files, dirs: s.dirs, others: s.oth
 const pad = (n: number) => String(n).padStart(5);
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const [a, b] = ctx.p.args;
-  if (a === undefined || b === undefined || ctx.p.args.length !== 2) throw new CairnError('USAGE', 'specify two snapshot IDs');
+  const [a, b] = ctx.args;
+  if (a === undefined || b === undefined || ctx.args.length !== 2) throw new CairnError('USAGE', 'specify two snapshot IDs');
   const { repo } = await openRepository(ctx);
   await withLock(
     ctx,
@@ -48,19 +48,19 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
     async () => {
       const s1 = await resolveSnapshotArg(repo, a, {}, ctx.signal);
       const s2 = await resolveSnapshotArg(repo, b, {}, ctx.signal);
-      if (!ctx.g.json && !ctx.g.quiet) ctx.out.stdout(`comparing snapshot ${s1.id.slice(0, 8)} to ${s2.id.slice(0, 8)}:\n\n`);
+      if (!ctx.globals.json && !ctx.globals.quiet) ctx.out.stdout(`comparing snapshot ${s1.id.slice(0, 8)} to ${s2.id.slice(0, 8)}:\n\n`);
       await repo.loadIndex({ signal: ctx.signal });
       const stats = await diffTrees(repo, s1.tree, s2.tree, {
-        metadata: ctx.p.flags.metadata === true,
+        metadata: ctx.flags.metadata === true,
         signal: ctx.signal,
         onError: (m) => ctx.out.stderr(m + '\n'),
         onChange: (c) => {
-          if (ctx.g.quiet) return;
-          if (ctx.g.json) ctx.out.stdout(goStringify({ message_type: 'change', path: c.path, modifier: c.modifier }) + '\n');
+          if (ctx.globals.quiet) return;
+          if (ctx.globals.json) ctx.out.stdout(goStringify({ message_type: 'change', path: c.path, modifier: c.modifier }) + '\n');
           else ctx.out.stdout(`${c.modifier.padEnd(5)}${c.path}\n`);
         },
       });
-      if (ctx.g.json) {
+      if (ctx.globals.json) {
         const o = {
           message_type: 'statistics',
           source_snapshot: a,

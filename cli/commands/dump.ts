@@ -64,9 +64,9 @@ function output(
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const f = ctx.p.flags;
-  const [ref, file] = ctx.p.args;
-  if (ref === undefined || file === undefined || ctx.p.args.length !== 2) throw new CairnError('USAGE', 'no file and no snapshot ID specified');
+  const f = ctx.flags;
+  const [ref, file] = ctx.args;
+  if (ref === undefined || file === undefined || ctx.args.length !== 2) throw new CairnError('USAGE', 'no file and no snapshot ID specified');
   const archive = f.archive ?? 'tar';
   if (archive !== 'tar' && archive !== 'zip') throw new CairnError('USAGE', `unknown archive format "${archive}"`);
   const components = splitPath(file);

@@ -122,7 +122,7 @@ function packBlobs(repo: Repository, packs: string[], q: IdSearch): void {
 }
 
 async function selectSnapshots(ctx: Context<typeof flags>, repo: Repository): Promise<SnapshotEntry[]> {
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const filter = { hosts: f.host, tags: f.tag, paths: f.path };
   const ids = f.snapshot ?? [];
   let list: SnapshotEntry[] = [];
@@ -133,7 +133,7 @@ async function selectSnapshots(ctx: Context<typeof flags>, repo: Repository): Pr
 }
 
 function patternSearch(ctx: Context<typeof flags>, args: string[]): PatternSearch {
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const ignoreCase = f['ignore-case'] === true;
   const q: PatternSearch = { patterns: args.map((a) => parsePattern(ignoreCase ? a.toLowerCase() : a)), ignoreCase };
   if (f.oldest !== undefined) q.oldest = parseFindTime(f.oldest);
@@ -143,8 +143,8 @@ function patternSearch(ctx: Context<typeof flags>, args: string[]): PatternSearc
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const args = ctx.p.args;
-  const f = ctx.p.flags;
+  const args = ctx.args;
+  const f = ctx.flags;
   if (args.length === 0) throw new CairnError('USAGE', 'wrong number of arguments');
   const q = patternSearch(ctx, args);
   const kinds = [f.blob, f.tree, f.pack].filter((x) => x === true).length;

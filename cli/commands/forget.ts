@@ -106,7 +106,7 @@ export function planForget(req: ForgetRequest, all: readonly SnapshotEntry[], no
 async function findExplicit(ctx: Context<typeof flags>, repo: Repository, filter: SnapshotFilter): Promise<ID[]> {
   const ids = new Set<ID>();
   let usedFilter = false;
-  for (const arg of ctx.p.args) {
+  for (const arg of ctx.args) {
     if (arg.includes(':')) throw new CairnError('USAGE', `${arg}: <snapshot>:<subfolder> syntax not allowed`);
     if (arg === 'latest' && usedFilter) continue;
     usedFilter ||= arg === 'latest';
@@ -120,10 +120,10 @@ async function findExplicit(ctx: Context<typeof flags>, repo: Repository, filter
 async function decide(ctx: Context<typeof flags>, repo: Repository, req: ForgetRequest): Promise<ID[]> {
   const all = await listSnapshots(repo, { signal: ctx.signal });
   const groups = planForget(req, all, GoTime.fromDate(new Date()), localZone);
-  if (!ctx.g.json && !ctx.g.quiet) ctx.out.stdout(`Applying Policy: ${policyString(req.policy)}\n`);
+  if (!ctx.globals.json && !ctx.globals.quiet) ctx.out.stdout(`Applying Policy: ${policyString(req.policy)}\n`);
   checkGroups(groups, req.policy);
-  if (!ctx.g.json) {
-    const opts = { compact: ctx.p.flags.compact === true, verbose: ctx.g.verbose, quiet: ctx.g.quiet };
+  if (!ctx.globals.json) {
+    const opts = { compact: ctx.flags.compact === true, verbose: ctx.globals.verbose, quiet: ctx.globals.quiet };
     for (const g of groups) ctx.out.stdout(forgetGroupText(g, opts));
   } else if (groups.length) {
     ctx.out.stdout(forgetJSON(groups));
@@ -140,7 +140,7 @@ async function remove(ctx: Context<typeof flags>, repo: Repository, ids: readonl
     onRemoved: () => void removed++,
     onError: (id) => ctx.out.stderr(`unable to remove snapshots/${id} from the repository\n`),
   });
-  if (!ctx.g.json && !ctx.g.quiet) {
+  if (!ctx.globals.json && !ctx.globals.quiet) {
     ctx.out.stdout(`[${formatDuration((Date.now() - started) / 1000)}] 100.00%  ${removed} / ${ids.length} files deleted\n`);
   }
   if (failed.length === 0) return 0;
@@ -149,21 +149,21 @@ async function remove(ctx: Context<typeof flags>, repo: Repository, ids: readonl
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const f = ctx.p.flags;
-  const req = forgetRequest(f, ctx.g.env);
+  const f = ctx.flags;
+  const req = forgetRequest(f, ctx.globals.env);
   // Checked before the repository is opened, with or without --prune (restic's verifyPruneOptions).
-  const pruneOptions = pruneCliOptions(f, ctx.g.compression);
+  const pruneOptions = pruneCliOptions(f, ctx.globals.compression);
   const dryRun = f['dry-run'] === true;
-  if (ctx.g.noLock && !dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for forget command');
+  if (ctx.globals.noLock && !dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for forget command');
   const { repo } = await openRepository(ctx, { silent: !ctx.out.isTTY });
   return withLock(
     ctx,
     repo,
     true,
     async () => {
-      const ids = ctx.p.args.length ? await findExplicit(ctx, repo, req.filter) : await decide(ctx, repo, req);
+      const ids = ctx.args.length ? await findExplicit(ctx, repo, req.filter) : await decide(ctx, repo, req);
       if (ids.length === 0) return 0;
-      const say = (s: string) => !ctx.g.json && !ctx.g.quiet && ctx.out.stdout(s);
+      const say = (s: string) => !ctx.globals.json && !ctx.globals.quiet && ctx.out.stdout(s);
       if (dryRun) say(`Would have removed the following snapshots:\n${idSetText(ids)}\n\n`);
       const code = dryRun ? 0 : await remove(ctx, repo, ids);
       if (code !== 0 || f.prune !== true) return code;
@@ -172,6 +172,6 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       return pruneRepository(ctx, repo, { ...pruneOptions, dryRun, ignoreSnapshots: new Set(ids) });
     },
     false,
-    dryRun && ctx.g.noLock,
+    dryRun && ctx.globals.noLock,
   );
 }

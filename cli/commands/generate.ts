@@ -34,24 +34,24 @@ function write(file: string, text: string): void {
 
 /** `commands`: the CLI's command table, which main.ts hands in (it holds this command too). */
 export async function run(ctx: Context<typeof flags>, commands: Record<string, CommandInfo>): Promise<number> {
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const bash = f['bash-completion'];
   const zsh = f['zsh-completion'];
   const man = f.man;
   if (!bash && !zsh && !man) throw new CairnError('USAGE', 'nothing to do, please specify at least one output file/dir');
   if (bash) {
-    if (!ctx.g.quiet) ctx.out.stdout('writing bash completion file to ' + bash + '\n');
+    if (!ctx.globals.quiet) ctx.out.stdout('writing bash completion file to ' + bash + '\n');
     write(bash, bashCompletion(commands));
   }
   if (zsh) {
-    if (!ctx.g.quiet) ctx.out.stdout('writing zsh completion file to ' + zsh + '\n');
+    if (!ctx.globals.quiet) ctx.out.stdout('writing zsh completion file to ' + zsh + '\n');
     write(zsh, zshCompletion(commands));
   }
   if (man) {
     if (!fs.existsSync(man) || !fs.statSync(man).isDirectory()) throw new CairnError('USAGE', `${man} is not a directory`);
     const date = new Date().toISOString().slice(0, 10);
     for (const [name, text] of manPages(commands, date)) {
-      if (!ctx.g.quiet) ctx.out.stdout(`writing man page ${path.join(man, name)}\n`);
+      if (!ctx.globals.quiet) ctx.out.stdout(`writing man page ${path.join(man, name)}\n`);
       write(path.join(man, name), text);
     }
   }

@@ -27,8 +27,8 @@ export const flags = defineFlags({
 
 /** restic getNewPassword: --new-insecure-no-password, --new-password-file (trimmed), or asked twice. */
 async function newPassword(ctx: Context<typeof flags>): Promise<string> {
-  const file = ctx.p.flags['new-password-file'];
-  if (ctx.p.flags['new-insecure-no-password'] === true) {
+  const file = ctx.flags['new-password-file'];
+  if (ctx.flags['new-insecure-no-password'] === true) {
     if (file) throw new CairnError('USAGE', 'only either --new-password-file or --new-insecure-no-password may be specified');
     return '';
   }
@@ -59,7 +59,7 @@ interface NewKey {
 async function writeKey(ctx: Context<typeof flags>, repo: Repository, pw: string): Promise<NewKey> {
   const owner = localOwner();
   const created = GoTime.fromDate(new Date());
-  const who = { username: ctx.p.flags.user || owner.username, hostname: ctx.p.flags.host || owner.hostname };
+  const who = { username: ctx.flags.user || owner.username, hostname: ctx.flags.host || owner.hostname };
   const kdf = await newKeyParams(ctx);
   const id = await addKey(repo.backend, repo.key, pw, { ...who, created: created.format() }, kdf);
   try {
@@ -73,7 +73,7 @@ async function writeKey(ctx: Context<typeof flags>, repo: Repository, pw: string
 }
 
 async function list(ctx: Context<typeof flags>): Promise<void> {
-  const { repo } = await openRepository(ctx, { silent: ctx.g.json });
+  const { repo } = await openRepository(ctx, { silent: ctx.globals.json });
   const infos = await withLock(
     ctx,
     repo,
@@ -93,7 +93,7 @@ async function list(ctx: Context<typeof flags>): Promise<void> {
   );
   infos.sort((a, b) => localTime(a.created).localeCompare(localTime(b.created)) || (a.id < b.id ? -1 : 1));
   const rows = infos.map((k) => ({ current: k.id === repo.keyID, id: k.id, userName: k.username, hostName: k.hostname, created: localTime(k.created) }));
-  if (ctx.g.json) ctx.out.stdout(JSON.stringify(rows) + '\n');
+  if (ctx.globals.json) ctx.out.stdout(JSON.stringify(rows) + '\n');
   else
     ctx.out.stdout(
       table(
@@ -112,7 +112,7 @@ function localTime(rfc3339: string): string {
 }
 
 async function add(ctx: Context<typeof flags>): Promise<void> {
-  const masterFile = ctx.p.flags['from-masterkey'];
+  const masterFile = ctx.flags['from-masterkey'];
   let repo: Repository;
   if (masterFile) {
     let text: string;
@@ -121,11 +121,11 @@ async function add(ctx: Context<typeof flags>): Promise<void> {
     } catch (e) {
       throw new CairnError('USAGE', `cannot read master key file ${masterFile}: ${(e as Error).message}`, { cause: e });
     }
-    repo = await openWithMasterKey(await openBackend(parseLocation(ctx.g.repo, ctx.g.env)), parseMasterKey(text), ctx.signal);
+    repo = await openWithMasterKey(await openBackend(parseLocation(ctx.globals.repo, ctx.globals.env)), parseMasterKey(text), ctx.signal);
   } else repo = (await openRepository(ctx)).repo;
   const pw = await newPassword(ctx);
   const k = await withLock(ctx, repo, false, () => writeKey(ctx, repo, pw));
-  if (!ctx.g.quiet) ctx.out.stdout(`saved new key with ID ${k.id}\n`);
+  if (!ctx.globals.quiet) ctx.out.stdout(`saved new key with ID ${k.id}\n`);
 }
 
 async function passwd(ctx: Context<typeof flags>): Promise<void> {
@@ -136,7 +136,7 @@ async function passwd(ctx: Context<typeof flags>): Promise<void> {
     await repo.backend.remove({ type: 'keys', name: repo.keyID }, { signal: ctx.signal });
     return k;
   });
-  if (!ctx.g.quiet) ctx.out.stdout(`saved new key as <Key of ${k.username}@${k.hostname}, created on ${goTimeString(k.created)}>\n`);
+  if (!ctx.globals.quiet) ctx.out.stdout(`saved new key as <Key of ${k.username}@${k.hostname}, created on ${goTimeString(k.created)}>\n`);
 }
 
 async function remove(ctx: Context<typeof flags>, prefix: string): Promise<void> {
@@ -149,12 +149,12 @@ async function remove(ctx: Context<typeof flags>, prefix: string): Promise<void>
     await repo.backend.remove({ type: 'keys', name: ids[0]! }, { signal: ctx.signal });
     return ids[0]!;
   });
-  if (!ctx.g.quiet) ctx.out.stdout(`removed key ${id}\n`);
+  if (!ctx.globals.quiet) ctx.out.stdout(`removed key ${id}\n`);
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const [sub, ...args] = ctx.p.args;
-  if (ctx.p.flags['from-masterkey'] !== undefined && sub !== 'add') throw new CairnError('USAGE', '--from-masterkey only applies to key add');
+  const [sub, ...args] = ctx.args;
+  if (ctx.flags['from-masterkey'] !== undefined && sub !== 'add') throw new CairnError('USAGE', '--from-masterkey only applies to key add');
   const noArgs = () => {
     if (args.length)
       throw new CairnError('USAGE', `the key ${sub} command expects no arguments, only options - please see \`cairn key --help\` for usage and flags`);

@@ -6,7 +6,7 @@ export const summary = 'List objects in the repository';
 export const flags = defineFlags({});
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const what = ctx.p.args[0];
+  const what = ctx.args[0];
   const map = { keys: 'keys', snapshots: 'snapshots', index: 'index', packs: 'data', locks: 'locks' } as const;
   const { repo } = await openRepository(ctx, { silent: true });
   // Like restic, listing locks takes none (it would list itself).

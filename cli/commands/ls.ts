@@ -121,10 +121,10 @@ const hasPrefix = (prefix: string, p: string) => {
 };
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const [ref, ...dirs] = ctx.p.args;
+  const [ref, ...dirs] = ctx.args;
   if (!ref) throw new CairnError('USAGE', "no snapshot ID specified, specify snapshot ID or use special ID 'latest'");
   if (dirs.some((d) => !d.startsWith('/'))) throw new CairnError('USAGE', "All path filters must be absolute, starting with a forward slash '/'");
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const sortMode = f.sort ?? 'name';
   const sorted = sortMode !== 'name' || f.reverse === true;
   sortEntries([], sortMode, false);
@@ -141,14 +141,14 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       const recursive = f.recursive === true;
       const collected: Entry[] = [];
       const print = (e: Entry) => {
-        if (ctx.g.json) ctx.out.stdout(nodeJSON(e.path, e.node) + '\n');
+        if (ctx.globals.json) ctx.out.stdout(nodeJSON(e.path, e.node) + '\n');
         else ctx.out.stdout(formatNode(e.path, e.node, f.long === true) + '\n');
       };
-      if (ctx.g.json)
+      if (ctx.globals.json)
         ctx.out.stdout(
           goStringify({ ...(snapshotJSON(sn.id, sn.snapshot) as Record<string, never>), message_type: 'snapshot', struct_type: 'snapshot' }) + '\n',
         );
-      else if (!ctx.g.quiet)
+      else if (!ctx.globals.quiet)
         ctx.out.stdout(
           `snapshot ${sn.id.slice(0, 8)} of [${sn.snapshot.paths.join(' ')}] filtered by [${dirs.join(' ')}] at ${goTimeString(sn.snapshot.time)}):\n`,
         );

@@ -57,10 +57,10 @@ export function pruneCliOptions(f: FlagValues<typeof flags>, compression: Compre
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const opts = pruneCliOptions(ctx.p.flags, ctx.g.compression);
-  if (ctx.g.noLock && !opts.dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for prune command');
+  const opts = pruneCliOptions(ctx.flags, ctx.globals.compression);
+  if (ctx.globals.noLock && !opts.dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for prune command');
   const { repo } = await openRepository(ctx);
-  return withLock(ctx, repo, true, () => pruneRepository(ctx, repo, opts), false, opts.dryRun && ctx.g.noLock);
+  return withLock(ctx, repo, true, () => pruneRepository(ctx, repo, opts), false, opts.dryRun && ctx.globals.noLock);
 }
 
 /**
@@ -68,16 +68,16 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
  * exclusive lock the caller holds. Returns the exit code.
  */
 export async function pruneRepository(ctx: Context, repo: Repository, opts: PruneCliOptions): Promise<number> {
-  const text = !ctx.g.json && !ctx.g.quiet;
+  const text = !ctx.globals.json && !ctx.globals.quiet;
   const say = (s: string) => text && ctx.out.stdout(s + '\n');
-  const verbose = (s: string) => text && ctx.g.verbose && ctx.out.stdout(s + '\n');
+  const verbose = (s: string) => text && ctx.globals.verbose && ctx.out.stdout(s + '\n');
   const progress = text ? pruneProgress(ctx.out, say) : undefined;
   const onProgress = (p: PruneProgress) => progress?.(p);
   const plan = await planPrune(repo, { ...opts, signal: ctx.signal, onProgress });
   for (const w of plan.warnings) ctx.out.stderr(w + '\n');
   if (opts.dryRun) say('\nWould have made the following changes:');
-  if (ctx.g.json) ctx.out.stdout(JSON.stringify(pruneStatsJSON(plan.stats)) + '\n');
-  else if (!ctx.g.quiet) ctx.out.stdout(pruneStatsText(plan.stats, ctx.g.verbose));
+  if (ctx.globals.json) ctx.out.stdout(JSON.stringify(pruneStatsJSON(plan.stats)) + '\n');
+  else if (!ctx.globals.quiet) ctx.out.stdout(pruneStatsText(plan.stats, ctx.globals.verbose));
   if (opts.dryRun) {
     const set = (ids: readonly ID[]) =>
       `{${[...ids]

@@ -31,10 +31,10 @@ const ONLY: readonly [keyof typeof flags, readonly string[]][] = [
 ];
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const [sub, ...args] = ctx.p.args;
+  const [sub, ...args] = ctx.args;
   if (sub !== 'index' && sub !== 'snapshots' && sub !== 'packs') throw new CairnError('USAGE', 'repair: use one of index, snapshots, packs');
   for (const [flag, subs] of ONLY) {
-    if (ctx.p.flags[flag] !== undefined && !subs.includes(sub)) throw new CairnError('USAGE', `unknown flag: --${flag} (for repair ${sub})`);
+    if (ctx.flags[flag] !== undefined && !subs.includes(sub)) throw new CairnError('USAGE', `unknown flag: --${flag} (for repair ${sub})`);
   }
   if (sub === 'index') {
     if (args.length) throw new CairnError('USAGE', 'repair index takes no arguments');
@@ -47,7 +47,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
 export async function runIndex(ctx: Context<typeof flags>): Promise<number> {
   const { repo } = await openRepository(ctx);
   const pr = cliPrinter(ctx);
-  await withLock(ctx, repo, true, () => repairIndex(repo, { readAllPacks: ctx.p.flags['read-all-packs'] === true, signal: ctx.signal, printer: pr }));
+  await withLock(ctx, repo, true, () => repairIndex(repo, { readAllPacks: ctx.flags['read-all-packs'] === true, signal: ctx.signal, printer: pr }));
   pr.p('done');
   return 0;
 }
@@ -90,8 +90,8 @@ async function backupCopy(ctx: Context<typeof flags>, repo: Repository, id: ID):
 }
 
 async function runSnapshots(ctx: Context<typeof flags>, args: string[]): Promise<number> {
-  const dryRun = ctx.p.flags['dry-run'] === true;
-  const forget = ctx.p.flags.forget === true;
+  const dryRun = ctx.flags['dry-run'] === true;
+  const forget = ctx.flags.forget === true;
   const opened = await openRepository(ctx);
   const repo = dryRun ? dryRunRepository(opened.repo) : opened.repo;
   const pr = cliPrinter(ctx);

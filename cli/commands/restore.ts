@@ -39,10 +39,10 @@ interface Request {
 
 /** The command line as restic checks it, in restic's order and words. */
 function parseRequest(ctx: Context<typeof flags>): Request {
-  const f = ctx.p.flags;
-  const exclude = collectPatterns('exclude', f, ctx.g.env);
-  const include = collectPatterns('include', f, ctx.g.env);
-  const args = ctx.p.args;
+  const f = ctx.flags;
+  const exclude = collectPatterns('exclude', f, ctx.globals.env);
+  const include = collectPatterns('include', f, ctx.globals.env);
+  const args = ctx.args;
   if (args.length === 0) throw new CairnError('USAGE', 'no snapshot ID specified');
   if (args.length > 1) throw new CairnError('USAGE', `more than one snapshot ID specified: [${args.join(' ')}]`);
   const target = f.target ?? '';
@@ -86,8 +86,8 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
 }
 
 async function restoreSnapshot(ctx: Context<typeof flags>, repo: Repository, req: Request): Promise<number> {
-  const f = ctx.p.flags;
-  const { json, quiet } = ctx.g;
+  const f = ctx.flags;
+  const { json, quiet } = ctx.globals;
   await repo.loadIndex({ signal: ctx.signal });
   const { id, snapshot } = await findSnapshot(repo, req.ref, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
   let tree = snapshot.tree;
@@ -109,7 +109,7 @@ async function restoreSnapshot(ctx: Context<typeof flags>, repo: Repository, req
     decodePack: decoders.decodePack,
     signal: ctx.signal,
     onProgress: quiet ? undefined : restoreProgress(ctx.out, json),
-    onItem: ctx.g.verbose ? (item) => ctx.out.stdout(itemLine(item, json)) : undefined,
+    onItem: ctx.globals.verbose ? (item) => ctx.out.stdout(itemLine(item, json)) : undefined,
     onVerify: () => {
       verifying = Date.now();
       if (!json && !quiet) ctx.out.stdout(`verifying files in ${req.target}\n`);
@@ -130,7 +130,7 @@ function report(
   { id, target }: { id: string; target: string },
   times: { restoreSeconds: number; verifyMs: number },
 ): number {
-  const { json, quiet } = ctx.g;
+  const { json, quiet } = ctx.globals;
   for (const e of result.errors) {
     ctx.log?.error(`${e.code}: ${e.message}`, e.path);
     ctx.out.stderr(errorMessage(e.path, e.code, e.message, json));

@@ -40,7 +40,7 @@ export function dryRunRepository(repo: Repository): Repository {
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const exclude = excludeMatcher(ctx);
   const newHost = f['new-host'] || undefined;
   const newTime = f['new-time'] ? parseLocalTime(f['new-time']) : undefined;
@@ -57,7 +57,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
     repo,
     forget,
     async () => {
-      const entries = await selectReadable(ctx, repo, ctx.p.args);
+      const entries = await selectReadable(ctx, repo, ctx.args);
       return rewriteSnapshots(repo, entries, {
         exclude,
         snapshotSummary,
@@ -67,7 +67,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
         forget,
         signal: ctx.signal,
         printer: pr,
-        onExcluded: ctx.g.verbose ? (p) => pr.v(`excluding ${goQuote(p)}`) : undefined,
+        onExcluded: ctx.globals.verbose ? (p) => pr.v(`excluding ${goQuote(p)}`) : undefined,
       });
     },
     false,

@@ -98,7 +98,7 @@ export function snapshotsTable(list: SnapshotEntry[], compact: boolean): string 
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const { repo } = await openRepository(ctx);
   const filter = { hosts: f.host, tags: f.tag, paths: f.path };
   let list = await withLock(
@@ -106,9 +106,9 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
     repo,
     false,
     async () => {
-      if (ctx.p.args.length) {
+      if (ctx.args.length) {
         const out: SnapshotEntry[] = [];
-        for (const a of ctx.p.args) out.push(await findSnapshot(repo, a, filter, ctx.signal));
+        for (const a of ctx.args) out.push(await findSnapshot(repo, a, filter, ctx.signal));
         return out;
       }
       const onError = (id: string, e: unknown) => {
@@ -125,7 +125,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   // restic sorts with sort.Reverse over its newest-first order: oldest first.
   const oldestFirst = (l: SnapshotEntry[]) => newestFirst(l).reverse();
   for (const g of groups.values()) g.list = oldestFirst(n !== undefined && n > 0 ? latest(g.list, n, grouped) : g.list);
-  if (ctx.g.json) {
+  if (ctx.globals.json) {
     const json = (l: SnapshotEntry[]) => l.map((e) => snapshotJSON(e.id, e.snapshot));
     if (!grouped) list = [...groups.values()].flatMap((g) => g.list);
     const out = grouped ? [...groups.values()].map((g) => ({ group_key: g.key, snapshots: json(g.list) })) : json(list);

@@ -64,7 +64,7 @@ function statsText(mode: string, s: Stats): string {
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const modeText = f.mode ?? 'restore-size';
   const mode = oneOf(STATS_MODES, modeText);
   if (!mode) throw new CairnError('USAGE', `unknown counting mode: ${modeText} (use the -h flag to get a list of supported modes)`);
@@ -77,13 +77,13 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       await repo.loadIndex({ signal: ctx.signal });
       const filter = { hosts: f.host, tags: f.tag, paths: f.path };
       let snaps: SnapshotEntry[] = [];
-      if (ctx.p.args.length) for (const a of ctx.p.args) snaps.push(await findSnapshot(repo, a, filter, ctx.signal));
+      if (ctx.args.length) for (const a of ctx.args) snaps.push(await findSnapshot(repo, a, filter, ctx.signal));
       else snaps = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
-      if (!ctx.g.json) ctx.out.stdout('scanning...\n');
+      if (!ctx.globals.json) ctx.out.stdout('scanning...\n');
       return snapshotStats(repo, snaps, mode, ctx.signal);
     },
     true,
   );
-  ctx.out.stdout(ctx.g.json ? JSON.stringify(statsJSON(stats)) + '\n' : statsText(mode, stats));
+  ctx.out.stdout(ctx.globals.json ? JSON.stringify(statsJSON(stats)) + '\n' : statsText(mode, stats));
   return 0;
 }

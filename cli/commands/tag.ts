@@ -63,19 +63,19 @@ async function rewrite(repo: Repository, e: SnapshotEntry, tags: string[], signa
 }
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const setGiven = f.set?.length ? flatten(f.set) : undefined;
   const add = flatten(f.add);
   const remove = flatten(f.remove);
   if (!setGiven && !f.add?.length && !f.remove?.length) throw new CairnError('USAGE', 'nothing to do!');
   if (setGiven && (f.add?.length || f.remove?.length)) throw new CairnError('USAGE', '--set and --add/--remove cannot be given at the same time');
   const { repo } = await openRepository(ctx);
-  if (!ctx.g.json && !ctx.g.quiet) ctx.out.stdout('create exclusive lock for repository\n');
+  if (!ctx.globals.json && !ctx.globals.quiet) ctx.out.stdout('create exclusive lock for repository\n');
   let changed = 0;
   await withLock(ctx, repo, true, async () => {
     const filter = { hosts: f.host, tags: f.tag, paths: f.path };
     let list: SnapshotEntry[] = [];
-    if (ctx.p.args.length) for (const a of ctx.p.args) list.push(await findSnapshot(repo, a, filter, ctx.signal));
+    if (ctx.args.length) for (const a of ctx.args) list.push(await findSnapshot(repo, a, filter, ctx.signal));
     else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
     const done = new Set<string>();
     for (const e of list) {
@@ -86,8 +86,8 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       try {
         const id = await rewrite(repo, e, tags, ctx.signal);
         changed++;
-        if (ctx.g.json) ctx.out.stdout(goStringify({ message_type: 'changed', old_snapshot_id: e.id, new_snapshot_id: id }) + '\n');
-        else if (ctx.g.verbose) ctx.out.stdout(`old snapshot ID: ${e.id} -> new snapshot ID: ${id}\n`);
+        if (ctx.globals.json) ctx.out.stdout(goStringify({ message_type: 'changed', old_snapshot_id: e.id, new_snapshot_id: id }) + '\n');
+        else if (ctx.globals.verbose) ctx.out.stdout(`old snapshot ID: ${e.id} -> new snapshot ID: ${id}\n`);
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         const s = serializeError(err);
@@ -95,7 +95,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       }
     }
   });
-  if (ctx.g.json) ctx.out.stdout(goStringify({ message_type: 'summary', changed_snapshots: changed }) + '\n');
-  else if (!ctx.g.quiet) ctx.out.stdout(changed === 0 ? 'no snapshots were modified\n' : `modified ${changed} snapshots\n`);
+  if (ctx.globals.json) ctx.out.stdout(goStringify({ message_type: 'summary', changed_snapshots: changed }) + '\n');
+  else if (!ctx.globals.quiet) ctx.out.stdout(changed === 0 ? 'no snapshots were modified\n' : `modified ${changed} snapshots\n`);
   return 0;
 }

@@ -11,7 +11,7 @@ export const flags = defineFlags({
 export async function run(ctx: Context<typeof flags>): Promise<number> {
   const { repo } = await openRepository(ctx);
   const owner = localOwner();
-  const removed = await removeLocks(repo, { hostname: owner.hostname, processAlive: isAlive }, { all: ctx.p.flags['remove-all'] === true });
-  if (!ctx.g.quiet) ctx.out.stdout(`successfully removed ${removed.length} locks\n`);
+  const removed = await removeLocks(repo, { hostname: owner.hostname, processAlive: isAlive }, { all: ctx.flags['remove-all'] === true });
+  if (!ctx.globals.quiet) ctx.out.stdout(`successfully removed ${removed.length} locks\n`);
   return 0;
 }
