@@ -63,7 +63,7 @@ function retryLine(info: RetryInfo): string {
   return `${op}(${info.target}) returned error, retrying after ${(info.delayMs / 1000).toFixed(3)}s: ${serializeError(info.error).message}\n`;
 }
 
-export async function openRepository(ctx: Context, opts: { silent?: boolean; wrap?: (b: Backend) => Backend } = {}): Promise<Opened> {
+export async function openRepository(ctx: Context, opts: Pick<OpenOptions, 'silent' | 'wrap'> = {}): Promise<Opened> {
   const spec = backendSpec(ctx);
   const opened = await openContextBackend(ctx, spec);
   const backend = opts.wrap ? opts.wrap(opened) : opened;
@@ -79,13 +79,19 @@ export async function openRepository(ctx: Context, opts: { silent?: boolean; wra
 }
 
 /**
- * Runs `fn` holding a lock (unless --no-lock for read-only commands). The lock is removed
- * however `fn` ends; after an interrupt that removal gets a short deadline of its own.
+ * restic's lock kinds (cmd/restic/lock.go): `read` is shared and skipped with --no-lock;
+ * `append` is shared and always taken (the command writes); `exclusive` excludes every other lock.
  */
-export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boolean, fn: () => Promise<T>, readOnly = false, noLock = false): Promise<T> {
-  if (noLock || (readOnly && ctx.globals.noLock)) return fn();
+export type LockKind = 'read' | 'append' | 'exclusive';
+
+/**
+ * Runs `fn` holding a lock of `kind` (none when `noLock`, or for `read` with --no-lock). The
+ * lock is removed however `fn` ends; after an interrupt that removal gets a short deadline of its own.
+ */
+export async function withLock<T>(ctx: Context, repo: Repository, kind: LockKind, fn: () => Promise<T>, noLock = false): Promise<T> {
+  if (noLock || (kind === 'read' && ctx.globals.noLock)) return fn();
   const owner = localOwner();
-  const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, exclusive, ctx.signal);
+  const lock = await Lock.acquire(repo, { ...owner, processAlive: isAlive }, kind === 'exclusive', ctx.signal);
   heldLocks.add(lock);
   ignoreHangups();
   try {
@@ -94,6 +100,39 @@ export async function withLock<T>(ctx: Context, repo: Repository, exclusive: boo
     await lock.release(ctx.signal.aborted ? AbortSignal.timeout(RELEASE_AFTER_INTERRUPT_MS) : undefined);
     heldLocks.delete(lock);
   }
+}
+
+export interface OpenOptions {
+  /** No "repository … opened" line, even on a terminal (the command's output is data). */
+  silent?: boolean;
+  /** Wraps the backend before the repository is opened on it (backup --dry-run writes nothing). */
+  wrap?: (b: Backend) => Backend;
+  /** Take no lock at all (dry runs, and `list locks`, which would list its own). */
+  noLock?: boolean;
+  /** Print restic's "create exclusive lock for repository" once the repository is open. */
+  announce?: boolean;
+  /** Load the index once the lock is held. */
+  loadIndex?: boolean;
+}
+
+/**
+ * What every command that reads or writes a repository starts with (restic's
+ * openWithReadLock / openWithAppendLock / openWithExclusiveLock): open it, take the lock of
+ * `kind`, optionally load the index, then run `fn`; the lock is removed however `fn` ends.
+ */
+export async function withRepository<T>(ctx: Context, kind: LockKind, fn: (opened: Opened) => Promise<T>, opts: OpenOptions = {}): Promise<T> {
+  const opened = await openRepository(ctx, opts);
+  if (opts.announce && !ctx.globals.quiet && !ctx.globals.json) ctx.out.stdout('create exclusive lock for repository\n');
+  return withLock(
+    ctx,
+    opened.repo,
+    kind,
+    async () => {
+      if (opts.loadIndex) await opened.repo.loadIndex({ signal: ctx.signal });
+      return fn(opened);
+    },
+    opts.noLock,
+  );
 }
 
 /**

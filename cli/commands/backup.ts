@@ -9,7 +9,7 @@ import { inProcessPool } from '../../core/archiver/pool';
 import type { SourceFS } from '../../core/archiver/source';
 import type { Repository } from '../../core/repository/repository';
 import { GoTime } from '../../core/data/go-time';
-import { isAlive, openRepository, withLock, type Context } from '../context';
+import { isAlive, withRepository, type Context } from '../context';
 import { localOwner } from '../global';
 import { nodeSource } from '../adapters/node-source';
 import { commandOutput, streamSource } from '../adapters/stdin-source';
@@ -141,16 +141,22 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const now = GoTime.fromDate(new Date());
   const src = o.stdin || o.stdinFromCommand ? streamedSource(o, o.time ?? now, warnf) : fileSource(o, style);
   const exclude = rejects(o, src.targets, ctx.globals.env, warnf);
-  const { repo, spec } = await openRepository(ctx, { wrap: o.dryRun ? dryRunBackend : undefined });
-  const started = Date.now();
-  const save = (journal?: string) =>
-    backup(repo, src.fs, src.pool(spec, repo, journal), {
-      ...archiverOptions(ctx, o, src, exclude, style, now),
-      journal: journal ? fileJournal(journal) : undefined,
-    });
+  let started = 0;
   // A dry run writes nothing, not even a lock (restic 0.18 openWithAppendLock).
-  const journal = journalFile(ctx, o, repo);
-  const result: BackupResult = o.dryRun ? await save() : await withLock(ctx, repo, false, () => journaled(ctx, repo, journal, style, save));
+  const result = await withRepository(
+    ctx,
+    'append',
+    ({ repo, spec }) => {
+      started = Date.now();
+      const save = (journal?: string) =>
+        backup(repo, src.fs, src.pool(spec, repo, journal), {
+          ...archiverOptions(ctx, o, src, exclude, style, now),
+          journal: journal ? fileJournal(journal) : undefined,
+        });
+      return journaled(ctx, repo, journalFile(ctx, o, repo), style, save);
+    },
+    { wrap: o.dryRun ? dryRunBackend : undefined, noLock: o.dryRun },
+  );
   printSummary(style, { result, dryRun: o.dryRun, seconds: (Date.now() - started) / 1000 });
   // restic exits 3 for every archiver error: unreadable sources and an unreadable parent alike.
   if (src.skipped || result.warnings.some((w) => w.code === 'SOURCE_READ' || w.repository)) {

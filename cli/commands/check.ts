@@ -1,7 +1,7 @@
 import { check, parseSubset, type CheckProblem, type Subset } from '../../core/check';
 import { CairnError } from '../../core/errors';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { nodeDecodePool } from '../pool/decode-pool';
 import os from 'node:os';
 
@@ -56,24 +56,27 @@ function printHints(ctx: Context<typeof flags>, errors: CheckProblem[], hints: C
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
   const subset = readDataSubset(ctx);
-  const { repo } = await openRepository(ctx);
   const say = (s: string) => !ctx.globals.json && !ctx.globals.quiet && ctx.out.stdout(s + '\n');
-  say('create exclusive lock for repository');
   const readData = ctx.flags['read-data'] === true;
   // Blobs are verified on one thread per core while this one reads and hashes packs.
   const decoders = readData || subset ? nodeDecodePool() : undefined;
-  // The threads start on first use: an empty request starts them now, so they are up by the
-  // time the structure checks are done and the first pack is read.
-  decoders?.decodePack(repo.key, new Uint8Array(0), [], ctx.signal).catch(() => {});
-  const result = await withLock(ctx, repo, true, () =>
-    check(repo, {
-      readData,
-      readDataSubset: subset,
-      decodePack: decoders?.decodePack,
-      readConcurrency: os.availableParallelism() + 2,
-      signal: ctx.signal,
-      onMessage: say,
-    }),
+  const result = await withRepository(
+    ctx,
+    'exclusive',
+    ({ repo }) => {
+      // The threads start on first use: an empty request starts them now, so they are up by the
+      // time the structure checks are done and the first pack is read.
+      decoders?.decodePack(repo.key, new Uint8Array(0), [], ctx.signal).catch(() => {});
+      return check(repo, {
+        readData,
+        readDataSubset: subset,
+        decodePack: decoders?.decodePack,
+        readConcurrency: os.availableParallelism() + 2,
+        signal: ctx.signal,
+        onMessage: say,
+      });
+    },
+    { announce: true },
   ).finally(() => decoders?.close());
   const errors = result.problems.filter((p) => !p.hint);
   const hints = result.problems.filter((p) => p.kind === 'pack-unreferenced');

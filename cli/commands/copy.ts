@@ -1,7 +1,7 @@
 import { copySnapshots } from '../../core/copy';
 import { listSnapshots, matches } from '../../core/repository/snapshots';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withLock, withRepository, type Context } from '../context';
 import { cliPrinter } from '../printer';
 import { FROM_REPO_FLAGS, openSecondary, secondaryOptions } from '../secondary-repo';
 import { SNAPSHOT_FILTER_FLAGS, selectReadable, snapshotFilter } from '../snapshot-filter';
@@ -15,20 +15,13 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const from = await secondaryOptions(ctx);
   const { repo: src } = await openSecondary(ctx, from);
   const pr = cliPrinter(ctx);
-  await withLock(
-    ctx,
-    src,
-    false,
-    async () => {
-      const { repo: dst } = await openRepository(ctx);
-      await withLock(ctx, dst, false, async () => {
-        const selected = await selectReadable(ctx, src, ctx.args);
-        const filter = snapshotFilter(ctx);
-        const target = (await listSnapshots(dst, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
-        await copySnapshots(src, dst, selected, target, { signal: ctx.signal, printer: pr });
-      });
-    },
-    true,
+  await withLock(ctx, src, 'read', () =>
+    withRepository(ctx, 'append', async ({ repo: dst }) => {
+      const selected = await selectReadable(ctx, src, ctx.args);
+      const filter = snapshotFilter(ctx);
+      const target = (await listSnapshots(dst, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
+      await copySnapshots(src, dst, selected, target, { signal: ctx.signal, printer: pr });
+    }),
   );
   return 0;
 }

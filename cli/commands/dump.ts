@@ -6,7 +6,7 @@ import { dumpTree, fileContent, tarDumpWriter, zipDumpWriter } from '../../core/
 import { assertSafePath } from '../../core/data/node-name';
 import { lookupPath, splitPath } from '../../core/walker';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { nodeDecodePool } from '../pool/decode-pool';
 import { resolveSnapshotArg } from '../snapshot-arg';
 
@@ -70,12 +70,10 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const archive = f.archive ?? 'tar';
   if (archive !== 'tar' && archive !== 'zip') throw new CairnError('USAGE', `unknown archive format "${archive}"`);
   const components = splitPath(file);
-  const { repo } = await openRepository(ctx, { silent: true });
-  return withLock(
+  return withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
+    'read',
+    async ({ repo }) => {
       const filter = { hosts: f.host, tags: f.tag, paths: f.path };
       const sn = await resolveSnapshotArg(repo, ref, filter, ctx.signal);
       await repo.loadIndex({ signal: ctx.signal });
@@ -113,6 +111,6 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       }
       return 0;
     },
-    true,
+    { silent: true },
   );
 }

@@ -5,7 +5,7 @@ import { findSnapshot, listSnapshots, matches, type SnapshotEntry } from '../../
 import type { Repository } from '../../core/repository/repository';
 import { walk } from '../../core/walker';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { parseFindTime } from '../find-time';
 import { FindOutput } from '../find-output';
 
@@ -149,13 +149,10 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const q = patternSearch(ctx, args);
   const kinds = [f.blob, f.tree, f.pack].filter((x) => x === true).length;
   if (kinds > 1) throw new CairnError('USAGE', 'cannot have several ID types');
-  const { repo } = await openRepository(ctx);
-  await withLock(
+  await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
-      await repo.loadIndex({ signal: ctx.signal });
+    'read',
+    async ({ repo }) => {
       const ids: IdSearch = { blobs: new Set(f.blob ? args : []), trees: new Set(f.tree ? args : []), treesFound: 0 };
       if (f.pack) packBlobs(repo, args, ids);
       const out = new FindOutput(ctx, f.long === true);
@@ -167,7 +164,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       out.finish();
       if (f['show-pack-id'] === true && byID) out.packsOf(repo, ids.blobs, ids.trees);
     },
-    true,
+    { loadIndex: true },
   );
   return 0;
 }

@@ -24,7 +24,7 @@ import { findSnapshot, listSnapshots, matches, type SnapshotEntry, type Snapshot
 import type { Repository } from '../../core/repository/repository';
 import { formatDuration } from '../../core/progress';
 import { defineFlags, type FlagSpec, type FlagValues } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { forgetGroupText, forgetJSON, idSetText } from '../forget-output';
 import { errorLine } from '../output';
 import { pruneCliOptions, pruneFlags, pruneRepository } from './prune';
@@ -155,12 +155,10 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const pruneOptions = pruneCliOptions(f, ctx.globals.compression);
   const dryRun = f['dry-run'] === true;
   if (ctx.globals.noLock && !dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for forget command');
-  const { repo } = await openRepository(ctx, { silent: !ctx.out.isTTY });
-  return withLock(
+  return withRepository(
     ctx,
-    repo,
-    true,
-    async () => {
+    'exclusive',
+    async ({ repo }) => {
       const ids = ctx.args.length ? await findExplicit(ctx, repo, req.filter) : await decide(ctx, repo, req);
       if (ids.length === 0) return 0;
       const say = (s: string) => !ctx.globals.json && !ctx.globals.quiet && ctx.out.stdout(s);
@@ -171,7 +169,6 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       // Under forget's lock; a dry run's plan counts the snapshots it would have removed as gone.
       return pruneRepository(ctx, repo, { ...pruneOptions, dryRun, ignoreSnapshots: new Set(ids) });
     },
-    false,
-    dryRun && ctx.globals.noLock,
+    { silent: !ctx.out.isTTY, noLock: dryRun && ctx.globals.noLock },
   );
 }

@@ -7,7 +7,7 @@ import { GoTime } from '../../core/data/go-time';
 import { goTimeString } from '../../core/data/snapshot-string';
 import type { ID } from '../../core/id';
 import { defineFlags } from '../args';
-import { newKeyParams, openRepository, withLock, type Context } from '../context';
+import { newKeyParams, withLock, withRepository, type Context } from '../context';
 import { askPassword, goTrimSpace, localOwner } from '../global';
 import { openBackend, parseLocation } from '../location';
 import { table } from '../output';
@@ -73,12 +73,10 @@ async function writeKey(ctx: Context<typeof flags>, repo: Repository, pw: string
 }
 
 async function list(ctx: Context<typeof flags>): Promise<void> {
-  const { repo } = await openRepository(ctx, { silent: ctx.globals.json });
-  const infos = await withLock(
+  const { repo, infos } = await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
+    'read',
+    async ({ repo }) => {
       const out: KeyFileInfo[] = [];
       for (const id of await repo.listIDs('keys', ctx.signal)) {
         try {
@@ -87,9 +85,9 @@ async function list(ctx: Context<typeof flags>): Promise<void> {
           ctx.out.stderr(`LoadKey() failed: ${serializeError(e).message}\n`);
         }
       }
-      return out;
+      return { repo, infos: out };
     },
-    true,
+    { silent: ctx.globals.json },
   );
   infos.sort((a, b) => localTime(a.created).localeCompare(localTime(b.created)) || (a.id < b.id ? -1 : 1));
   const rows = infos.map((k) => ({ current: k.id === repo.keyID, id: k.id, userName: k.username, hostName: k.hostname, created: localTime(k.created) }));
@@ -111,28 +109,31 @@ function localTime(rfc3339: string): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/** `key add --from-masterkey FILE`: the repository opened with the master key `cat masterkey` printed. */
+async function openWithMasterKeyFile(ctx: Context, file: string): Promise<Repository> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CairnError('USAGE', `cannot read master key file ${file}: ${(e as Error).message}`, { cause: e });
+  }
+  return openWithMasterKey(await openBackend(parseLocation(ctx.globals.repo, ctx.globals.env)), parseMasterKey(text), ctx.signal);
+}
+
 async function add(ctx: Context<typeof flags>): Promise<void> {
   const masterFile = ctx.flags['from-masterkey'];
-  let repo: Repository;
+  const saveNewKey = async (repo: Repository) => writeKey(ctx, repo, await newPassword(ctx));
+  let k: NewKey;
   if (masterFile) {
-    let text: string;
-    try {
-      text = fs.readFileSync(masterFile, 'utf8');
-    } catch (e) {
-      throw new CairnError('USAGE', `cannot read master key file ${masterFile}: ${(e as Error).message}`, { cause: e });
-    }
-    repo = await openWithMasterKey(await openBackend(parseLocation(ctx.globals.repo, ctx.globals.env)), parseMasterKey(text), ctx.signal);
-  } else repo = (await openRepository(ctx)).repo;
-  const pw = await newPassword(ctx);
-  const k = await withLock(ctx, repo, false, () => writeKey(ctx, repo, pw));
+    const repo = await openWithMasterKeyFile(ctx, masterFile);
+    k = await withLock(ctx, repo, 'append', () => saveNewKey(repo));
+  } else k = await withRepository(ctx, 'append', ({ repo }) => saveNewKey(repo));
   if (!ctx.globals.quiet) ctx.out.stdout(`saved new key with ID ${k.id}\n`);
 }
 
 async function passwd(ctx: Context<typeof flags>): Promise<void> {
-  const { repo } = await openRepository(ctx);
-  const pw = await newPassword(ctx);
-  const k = await withLock(ctx, repo, true, async () => {
-    const k = await writeKey(ctx, repo, pw);
+  const k = await withRepository(ctx, 'exclusive', async ({ repo }) => {
+    const k = await writeKey(ctx, repo, await newPassword(ctx));
     await repo.backend.remove({ type: 'keys', name: repo.keyID }, { signal: ctx.signal });
     return k;
   });
@@ -140,8 +141,7 @@ async function passwd(ctx: Context<typeof flags>): Promise<void> {
 }
 
 async function remove(ctx: Context<typeof flags>, prefix: string): Promise<void> {
-  const { repo } = await openRepository(ctx);
-  const id = await withLock(ctx, repo, true, async () => {
+  const id = await withRepository(ctx, 'exclusive', async ({ repo }) => {
     const ids = (await repo.listIDs('keys', ctx.signal)).filter((id) => id.startsWith(prefix));
     if (ids.length === 0) throw new CairnError('NOT_FOUND', `no matching ID found for prefix "${prefix}"`);
     if (ids.length > 1) throw new CairnError('AMBIGUOUS_ID', `multiple IDs with prefix "${prefix}" found`);

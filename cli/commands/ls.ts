@@ -4,7 +4,7 @@ import type { Node } from '../../core/data/node';
 import type { GoTime } from '../../core/data/go-time';
 import { walk } from '../../core/walker';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { goStringify } from '../go-json-out';
 import { formatNode } from '../node-format';
 import { resolveSnapshotArg } from '../snapshot-arg';
@@ -128,13 +128,10 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const sortMode = f.sort ?? 'name';
   const sorted = sortMode !== 'name' || f.reverse === true;
   sortEntries([], sortMode, false);
-  const { repo } = await openRepository(ctx);
-  await withLock(
+  await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
-      await repo.loadIndex({ signal: ctx.signal });
+    'read',
+    async ({ repo }) => {
       const sn = await resolveSnapshotArg(repo, ref, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
       const withinDir = (p: string) => dirs.length === 0 || dirs.some((d) => hasPrefix(d, p));
       const approaching = (p: string) => dirs.length === 0 || dirs.some((d) => hasPrefix(p, d));
@@ -161,7 +158,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       }
       for (const e of sorted ? sortEntries(collected, sortMode, f.reverse === true) : []) print(e);
     },
-    true,
+    { loadIndex: true },
   );
   return 0;
 }

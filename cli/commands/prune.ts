@@ -10,7 +10,7 @@ import { executePrune, parseMaxUnused, parseRepackSmallerThan, parseSize, planPr
 import type { CompressionMode } from '../../core/repository/blob-codec';
 import type { Repository } from '../../core/repository/repository';
 import { defineFlags, type FlagValues } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { pruneProgress, pruneStatsJSON, pruneStatsText } from '../prune-output';
 
 export const summary = 'Remove unneeded data from the repository';
@@ -59,8 +59,7 @@ export function pruneCliOptions(f: FlagValues<typeof flags>, compression: Compre
 export async function run(ctx: Context<typeof flags>): Promise<number> {
   const opts = pruneCliOptions(ctx.flags, ctx.globals.compression);
   if (ctx.globals.noLock && !opts.dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for prune command');
-  const { repo } = await openRepository(ctx);
-  return withLock(ctx, repo, true, () => pruneRepository(ctx, repo, opts), false, opts.dryRun && ctx.globals.noLock);
+  return withRepository(ctx, 'exclusive', ({ repo }) => pruneRepository(ctx, repo, opts), { noLock: opts.dryRun && ctx.globals.noLock });
 }
 
 /**

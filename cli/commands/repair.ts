@@ -6,7 +6,7 @@ import { repairIndex, repairPacks, repairSnapshots } from '../../core/repair';
 import { selectSnapshots } from '../../core/repository/select-snapshots';
 import type { Repository } from '../../core/repository/repository';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { cliPrinter } from '../printer';
 import { SNAPSHOT_FILTER_FLAGS, snapshotFilter } from '../snapshot-filter';
 import { changedLine, dryRunRepository } from './rewrite';
@@ -45,9 +45,10 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
 
 /** `repair index`. */
 export async function runIndex(ctx: Context<typeof flags>): Promise<number> {
-  const { repo } = await openRepository(ctx);
   const pr = cliPrinter(ctx);
-  await withLock(ctx, repo, true, () => repairIndex(repo, { readAllPacks: ctx.flags['read-all-packs'] === true, signal: ctx.signal, printer: pr }));
+  await withRepository(ctx, 'exclusive', ({ repo }) =>
+    repairIndex(repo, { readAllPacks: ctx.flags['read-all-packs'] === true, signal: ctx.signal, printer: pr }),
+  );
   pr.p('done');
   return 0;
 }
@@ -59,14 +60,17 @@ async function runPacks(ctx: Context<typeof flags>, args: string[]): Promise<num
     ids.add(a);
   }
   if (ids.size === 0) throw new CairnError('USAGE', 'no ids specified');
-  const { repo } = await openRepository(ctx);
   const pr = cliPrinter(ctx);
-  await withLock(ctx, repo, true, async () => {
-    await repo.loadIndex({ signal: ctx.signal });
-    pr.p('saving backup copies of pack files to current folder');
-    for (const id of ids) await backupCopy(ctx, repo, id);
-    await repairPacks(repo, ids, { signal: ctx.signal, printer: pr });
-  });
+  await withRepository(
+    ctx,
+    'exclusive',
+    async ({ repo }) => {
+      pr.p('saving backup copies of pack files to current folder');
+      for (const id of ids) await backupCopy(ctx, repo, id);
+      await repairPacks(repo, ids, { signal: ctx.signal, printer: pr });
+    },
+    { loadIndex: true },
+  );
   pr.e('\nUse `restic repair snapshots --forget` to remove the corrupted data blobs from all snapshots');
   return 0;
 }
@@ -92,14 +96,12 @@ async function backupCopy(ctx: Context<typeof flags>, repo: Repository, id: ID):
 async function runSnapshots(ctx: Context<typeof flags>, args: string[]): Promise<number> {
   const dryRun = ctx.flags['dry-run'] === true;
   const forget = ctx.flags.forget === true;
-  const opened = await openRepository(ctx);
-  const repo = dryRun ? dryRunRepository(opened.repo) : opened.repo;
   const pr = cliPrinter(ctx);
-  const changed = await withLock(
+  const changed = await withRepository(
     ctx,
-    repo,
-    true,
-    async () => {
+    'exclusive',
+    async (opened) => {
+      const repo = dryRun ? dryRunRepository(opened.repo) : opened.repo;
       const sel = await selectSnapshots(repo, args, snapshotFilter(ctx), ctx.signal);
       let removed = 0;
       for (const bad of sel.unreadable) {
@@ -119,8 +121,7 @@ async function runSnapshots(ctx: Context<typeof flags>, args: string[]): Promise
       }
       return removed + (await repairSnapshots(repo, sel.entries, { dryRun, forget, signal: ctx.signal, printer: pr }));
     },
-    false,
-    dryRun,
+    { noLock: dryRun },
   );
   pr.p('');
   pr.p(changedLine(changed, dryRun));

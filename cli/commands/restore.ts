@@ -9,7 +9,7 @@ import type { Repository } from '../../core/repository/repository';
 import { OVERWRITE_MODES, restore, type RestoreOptions, type RestoreResult } from '../../core/restorer';
 import { lookupPath, splitPath } from '../../core/walker';
 import { defineFlags, oneOf } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { nodeRestoreTarget } from '../adapters/node-restore-target';
 import { nodeDecodePool } from '../pool/decode-pool';
 import { collectPatterns, EXCLUDE_FLAGS, INCLUDE_FLAGS } from '../pattern-options';
@@ -81,14 +81,12 @@ function parseRequest(ctx: Context<typeof flags>): Request {
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
   const req = parseRequest(ctx);
-  const { repo } = await openRepository(ctx);
-  return withLock(ctx, repo, false, () => restoreSnapshot(ctx, repo, req), true);
+  return withRepository(ctx, 'read', ({ repo }) => restoreSnapshot(ctx, repo, req), { loadIndex: true });
 }
 
 async function restoreSnapshot(ctx: Context<typeof flags>, repo: Repository, req: Request): Promise<number> {
   const f = ctx.flags;
   const { json, quiet } = ctx.globals;
-  await repo.loadIndex({ signal: ctx.signal });
   const { id, snapshot } = await findSnapshot(repo, req.ref, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
   let tree = snapshot.tree;
   if (req.sub.length) {

@@ -5,7 +5,7 @@ import { Repository } from '../../core/repository/repository';
 import { dryRunBackend } from '../../core/backend/dry-run';
 import { rewriteSnapshots } from '../../core/rewrite';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { excludeMatcher } from '../exclude-flags';
 import { EXCLUDE_FLAGS } from '../pattern-options';
 import { cliPrinter } from '../printer';
@@ -49,14 +49,11 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const dryRun = f['dry-run'] === true;
   const forget = f.forget === true;
   const pr = cliPrinter(ctx);
-  const opened = await openRepository(ctx);
-  if (forget) pr.p('create exclusive lock for repository');
-  const repo = dryRun ? dryRunRepository(opened.repo) : opened.repo;
-  const changed = await withLock(
+  const changed = await withRepository(
     ctx,
-    repo,
-    forget,
-    async () => {
+    forget ? 'exclusive' : 'append',
+    async (opened) => {
+      const repo = dryRun ? dryRunRepository(opened.repo) : opened.repo;
       const entries = await selectReadable(ctx, repo, ctx.args);
       return rewriteSnapshots(repo, entries, {
         exclude,
@@ -70,8 +67,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
         onExcluded: ctx.globals.verbose ? (p) => pr.v(`excluding ${goQuote(p)}`) : undefined,
       });
     },
-    false,
-    dryRun,
+    { noLock: dryRun, announce: forget },
   );
   pr.p('');
   pr.p(changedLine(changed, dryRun));

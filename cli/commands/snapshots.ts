@@ -1,7 +1,7 @@
 import { CairnError } from '../../core/errors';
 import { listSnapshots, findSnapshot, matches, type SnapshotEntry } from '../../core/repository/snapshots';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { goStringify } from '../go-json-out';
 import { formatLocalTime } from '../node-format';
 import { resticTable } from '../restic-table';
@@ -99,27 +99,20 @@ export function snapshotsTable(list: SnapshotEntry[], compact: boolean): string 
 
 export async function run(ctx: Context<typeof flags>): Promise<number> {
   const f = ctx.flags;
-  const { repo } = await openRepository(ctx);
   const filter = { hosts: f.host, tags: f.tag, paths: f.path };
-  let list = await withLock(
-    ctx,
-    repo,
-    false,
-    async () => {
-      if (ctx.args.length) {
-        const out: SnapshotEntry[] = [];
-        for (const a of ctx.args) out.push(await findSnapshot(repo, a, filter, ctx.signal));
-        return out;
-      }
-      const onError = (id: string, e: unknown) => {
-        const message = (e as Error).message;
-        const name = `snapshot ${id.slice(0, 8)}`;
-        ctx.out.stderr(`error: ${message.startsWith(name) ? message : `${name}: ${message}`}\n`);
-      };
-      return (await listSnapshots(repo, { signal: ctx.signal, onError })).filter((e) => matches(e.snapshot, filter));
-    },
-    true,
-  );
+  let list = await withRepository(ctx, 'read', async ({ repo }) => {
+    if (ctx.args.length) {
+      const out: SnapshotEntry[] = [];
+      for (const a of ctx.args) out.push(await findSnapshot(repo, a, filter, ctx.signal));
+      return out;
+    }
+    const onError = (id: string, e: unknown) => {
+      const message = (e as Error).message;
+      const name = `snapshot ${id.slice(0, 8)}`;
+      ctx.out.stderr(`error: ${message.startsWith(name) ? message : `${name}: ${message}`}\n`);
+    };
+    return (await listSnapshots(repo, { signal: ctx.signal, onError })).filter((e) => matches(e.snapshot, filter));
+  });
   const { groups, grouped } = groupSnapshots(list, f['group-by'] ?? '');
   const n = f.latest;
   // restic sorts with sort.Reverse over its newest-first order: oldest first.

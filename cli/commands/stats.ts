@@ -2,7 +2,7 @@ import { CairnError } from '../../core/errors';
 import { listSnapshots, findSnapshot, matches, type SnapshotEntry } from '../../core/repository/snapshots';
 import { snapshotStats, STATS_MODES, type Stats } from '../../core/stats';
 import { defineFlags, oneOf } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { formatBytes } from '../output';
 
 export const summary = 'Scan the repository and show basic statistics';
@@ -68,13 +68,10 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const modeText = f.mode ?? 'restore-size';
   const mode = oneOf(STATS_MODES, modeText);
   if (!mode) throw new CairnError('USAGE', `unknown counting mode: ${modeText} (use the -h flag to get a list of supported modes)`);
-  const { repo } = await openRepository(ctx);
-  const stats = await withLock(
+  const stats = await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
-      await repo.loadIndex({ signal: ctx.signal });
+    'read',
+    async ({ repo }) => {
       const filter = { hosts: f.host, tags: f.tag, paths: f.path };
       let snaps: SnapshotEntry[] = [];
       if (ctx.args.length) for (const a of ctx.args) snaps.push(await findSnapshot(repo, a, filter, ctx.signal));
@@ -82,7 +79,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
       if (!ctx.globals.json) ctx.out.stdout('scanning...\n');
       return snapshotStats(repo, snaps, mode, ctx.signal);
     },
-    true,
+    { loadIndex: true },
   );
   ctx.out.stdout(ctx.globals.json ? JSON.stringify(statsJSON(stats)) + '\n' : statsText(mode, stats));
   return 0;

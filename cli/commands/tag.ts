@@ -3,7 +3,7 @@ import { encodeSnapshot, type Snapshot } from '../../core/data/snapshot';
 import { findSnapshot, listSnapshots, matches, type SnapshotEntry } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
 import { defineFlags } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { withRepository, type Context } from '../context';
 import { goStringify } from '../go-json-out';
 
 export const summary = 'Modify tags on snapshots';
@@ -69,32 +69,35 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const remove = flatten(f.remove);
   if (!setGiven && !f.add?.length && !f.remove?.length) throw new CairnError('USAGE', 'nothing to do!');
   if (setGiven && (f.add?.length || f.remove?.length)) throw new CairnError('USAGE', '--set and --add/--remove cannot be given at the same time');
-  const { repo } = await openRepository(ctx);
-  if (!ctx.globals.json && !ctx.globals.quiet) ctx.out.stdout('create exclusive lock for repository\n');
   let changed = 0;
-  await withLock(ctx, repo, true, async () => {
-    const filter = { hosts: f.host, tags: f.tag, paths: f.path };
-    let list: SnapshotEntry[] = [];
-    if (ctx.args.length) for (const a of ctx.args) list.push(await findSnapshot(repo, a, filter, ctx.signal));
-    else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
-    const done = new Set<string>();
-    for (const e of list) {
-      if (done.has(e.id)) continue;
-      done.add(e.id);
-      const tags = changedTags(e.snapshot.tags ?? [], setGiven, add, remove);
-      if (!tags) continue;
-      try {
-        const id = await rewrite(repo, e, tags, ctx.signal);
-        changed++;
-        if (ctx.globals.json) ctx.out.stdout(goStringify({ message_type: 'changed', old_snapshot_id: e.id, new_snapshot_id: id }) + '\n');
-        else if (ctx.globals.verbose) ctx.out.stdout(`old snapshot ID: ${e.id} -> new snapshot ID: ${id}\n`);
-      } catch (err) {
-        if (ctx.signal.aborted) throw err;
-        const s = serializeError(err);
-        ctx.out.stderr(`unable to modify the tags for snapshot ID "${e.id}", ignoring: ${s.code}: ${s.message}\n`);
+  await withRepository(
+    ctx,
+    'exclusive',
+    async ({ repo }) => {
+      const filter = { hosts: f.host, tags: f.tag, paths: f.path };
+      let list: SnapshotEntry[] = [];
+      if (ctx.args.length) for (const a of ctx.args) list.push(await findSnapshot(repo, a, filter, ctx.signal));
+      else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
+      const done = new Set<string>();
+      for (const e of list) {
+        if (done.has(e.id)) continue;
+        done.add(e.id);
+        const tags = changedTags(e.snapshot.tags ?? [], setGiven, add, remove);
+        if (!tags) continue;
+        try {
+          const id = await rewrite(repo, e, tags, ctx.signal);
+          changed++;
+          if (ctx.globals.json) ctx.out.stdout(goStringify({ message_type: 'changed', old_snapshot_id: e.id, new_snapshot_id: id }) + '\n');
+          else if (ctx.globals.verbose) ctx.out.stdout(`old snapshot ID: ${e.id} -> new snapshot ID: ${id}\n`);
+        } catch (err) {
+          if (ctx.signal.aborted) throw err;
+          const s = serializeError(err);
+          ctx.out.stderr(`unable to modify the tags for snapshot ID "${e.id}", ignoring: ${s.code}: ${s.message}\n`);
+        }
       }
-    }
-  });
+    },
+    { announce: true },
+  );
   if (ctx.globals.json) ctx.out.stdout(goStringify({ message_type: 'summary', changed_snapshots: changed }) + '\n');
   else if (!ctx.globals.quiet) ctx.out.stdout(changed === 0 ? 'no snapshots were modified\n' : `modified ${changed} snapshots\n`);
   return 0;
