@@ -7,7 +7,7 @@ import type { Backend } from '../core/backend/backend';
 import type { RetryInfo } from '../core/backend/retry';
 import { serializeError } from '../core/errors';
 import { primitives } from '../core/crypto/primitives';
-import { calibrateKdf, TEST_KDF, type KdfParams } from '../core/repository/kdf-params';
+import { calibrateKdf, type KdfParams } from '../core/repository/kdf-params';
 import type { FlagSpecs, FlagValues } from './args';
 import { localOwner, readPassword, type GlobalOptions } from './global';
 import { openBackend, parseLocation, type BackendSpec } from './location';
@@ -147,10 +147,11 @@ function ignoreHangups(): void {
 let calibrated: Promise<KdfParams> | undefined;
 
 /**
- * True in the CLI's test bundle only (dist/cli-test, scripts/build-cli.mjs defines it); the
- * shipped bundle (dist/cli) is built with false, which drops every branch it guards.
+ * The tests' cheap scrypt parameters in the CLI's test bundle only (dist/cli-test:
+ * scripts/build-cli.mjs defines it from test/helpers/test-kdf.json); the shipped bundle
+ * (dist/cli) is built with null, which drops the branch it guards.
  */
-declare const __CAIRN_TEST_HOOKS__: boolean | undefined;
+declare const __CAIRN_TEST_KDF__: KdfParams | null | undefined;
 
 /**
  * scrypt parameters for a new key file: calibrated on this machine once per process, as restic
@@ -158,7 +159,7 @@ declare const __CAIRN_TEST_HOOKS__: boolean | undefined;
  * (as restic's tests do); the shipped CLI reads no such variable.
  */
 export function newKeyParams(ctx: Context): Promise<KdfParams> {
-  if (typeof __CAIRN_TEST_HOOKS__ !== 'undefined' && __CAIRN_TEST_HOOKS__ && ctx.globals.env.CAIRN_TEST_KDF === '1') return Promise.resolve(TEST_KDF);
+  if (typeof __CAIRN_TEST_KDF__ !== 'undefined' && __CAIRN_TEST_KDF__ && ctx.globals.env.CAIRN_TEST_KDF === '1') return Promise.resolve(__CAIRN_TEST_KDF__);
   const salt = primitives().randomBytes(64);
   const password = new TextEncoder().encode('weakpassword');
   calibrated ??= calibrateKdf(async ({ N, r, p }) => void (await primitives().scrypt(password, salt, N, r, p, 64)));
