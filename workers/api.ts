@@ -17,6 +17,7 @@
 import type { ProgressSnapshot } from '../core/progress';
 import type { RepositoryToolsApi, RestorePatterns } from './tools-api';
 import type {
+  DownloadKind,
   DownloadTicket,
   EngineErrorCode,
   OpenOptions,
