@@ -1,7 +1,7 @@
 // restic's snapshot filter flags (--host, --tag, --path; initMultiSnapshotFilter) and the
 // selection they make with the command's snapshot ID arguments.
 
-import type { SnapshotFilter } from '../core/repository/snapshots';
+import { findSnapshot, listSnapshots, matches, type SnapshotEntry, type SnapshotFilter } from '../core/repository/snapshots';
 import { selectSnapshots, type Selection } from '../core/repository/select-snapshots';
 import type { Repository } from '../core/repository/repository';
 import { defineFlags } from './args';
@@ -16,6 +16,17 @@ export const SNAPSHOT_FILTER_FLAGS = defineFlags({
 export function snapshotFilter(ctx: Context<typeof SNAPSHOT_FILTER_FLAGS>): SnapshotFilter {
   const f = ctx.flags;
   return { hosts: f.host, tags: f.tag, paths: f.path };
+}
+
+/**
+ * restic's FindFilteredSnapshots: the snapshots the arguments name (each ID, or `latest` within
+ * the filter), or, when none are named, every snapshot the filter selects.
+ */
+export async function findFiltered(repo: Repository, args: readonly string[], filter: SnapshotFilter, signal: AbortSignal): Promise<SnapshotEntry[]> {
+  if (!args.length) return (await listSnapshots(repo, { signal })).filter((e) => matches(e.snapshot, filter));
+  const found: SnapshotEntry[] = [];
+  for (const a of args) found.push(await findSnapshot(repo, a, filter, signal));
+  return found;
 }
 
 /** The snapshots named by the arguments and filter flags; an unreadable one is fatal. */

@@ -1,11 +1,12 @@
 import { CairnError } from '../../core/errors';
 import type { ID } from '../../core/id';
 import { childMayMatch, matchPattern, parsePattern, type Pattern } from '../../core/filter/pattern';
-import { findSnapshot, listSnapshots, matches, type SnapshotEntry } from '../../core/repository/snapshots';
+import type { SnapshotEntry } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
 import { walk } from '../../core/walker';
 import { defineFlags } from '../args';
 import { withRepository, type Context } from '../context';
+import { findFiltered } from '../snapshot-filter';
 import { parseFindTime } from '../find-time';
 import { FindOutput } from '../find-output';
 
@@ -123,11 +124,7 @@ function packBlobs(repo: Repository, packs: string[], q: IdSearch): void {
 
 async function selectSnapshots(ctx: Context<typeof flags>, repo: Repository): Promise<SnapshotEntry[]> {
   const f = ctx.flags;
-  const filter = { hosts: f.host, tags: f.tag, paths: f.path };
-  const ids = f.snapshot ?? [];
-  let list: SnapshotEntry[] = [];
-  if (ids.length) for (const id of ids) list.push(await findSnapshot(repo, id, filter, ctx.signal));
-  else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
+  const list = await findFiltered(repo, f.snapshot ?? [], { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
   const dir = f.reverse === true ? 1 : -1;
   return list.sort((a, b) => dir * a.snapshot.time.compare(b.snapshot.time));
 }

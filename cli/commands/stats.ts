@@ -1,9 +1,9 @@
 import { CairnError } from '../../core/errors';
-import { listSnapshots, findSnapshot, matches, type SnapshotEntry } from '../../core/repository/snapshots';
 import { snapshotStats, STATS_MODES, type Stats } from '../../core/stats';
 import { defineFlags, oneOf } from '../args';
 import { withRepository, type Context } from '../context';
 import { formatBytes } from '../output';
+import { findFiltered } from '../snapshot-filter';
 
 export const summary = 'Scan the repository and show basic statistics';
 export const usage = '[flags] [snapshot ID] [...]';
@@ -72,10 +72,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
     ctx,
     'read',
     async ({ repo }) => {
-      const filter = { hosts: f.host, tags: f.tag, paths: f.path };
-      let snaps: SnapshotEntry[] = [];
-      if (ctx.args.length) for (const a of ctx.args) snaps.push(await findSnapshot(repo, a, filter, ctx.signal));
-      else snaps = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
+      const snaps = await findFiltered(repo, ctx.args, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
       if (!ctx.globals.json) ctx.out.stdout('scanning...\n');
       return snapshotStats(repo, snaps, mode, ctx.signal);
     },

@@ -1,10 +1,11 @@
 import { CairnError, serializeError } from '../../core/errors';
 import { encodeSnapshot, type Snapshot } from '../../core/data/snapshot';
-import { findSnapshot, listSnapshots, matches, type SnapshotEntry } from '../../core/repository/snapshots';
+import type { SnapshotEntry } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
 import { defineFlags } from '../args';
 import { withRepository, type Context } from '../context';
 import { goStringify } from '../go-json-out';
+import { findFiltered } from '../snapshot-filter';
 
 export const summary = 'Modify tags on snapshots';
 export const usage = '[flags] [snapshotID ...]';
@@ -74,10 +75,7 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
     ctx,
     'exclusive',
     async ({ repo }) => {
-      const filter = { hosts: f.host, tags: f.tag, paths: f.path };
-      let list: SnapshotEntry[] = [];
-      if (ctx.args.length) for (const a of ctx.args) list.push(await findSnapshot(repo, a, filter, ctx.signal));
-      else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
+      const list = await findFiltered(repo, ctx.args, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
       const done = new Set<string>();
       for (const e of list) {
         if (done.has(e.id)) continue;
