@@ -5,7 +5,7 @@
 // CAIRN_TEST_HOOKS=1 builds the e2e variant into dist/app-e2e: identical except that
 // `__CAIRN_TEST_HOOKS__` is true, which lets Playwright inject OPFS directory handles where a
 // real user would see showDirectoryPicker() (headless Chromium cannot drive that dialog).
-// It also carries the tests' cheap scrypt parameters (__CAIRN_TEST_KDF__, from
+// It also carries the tests' cheap scrypt parameters (__CAIRN_KDF_FOR_TESTS__, from
 // test/helpers/test-kdf.json) for the keys the e2e specs create; null otherwise.
 // Normal builds compile the hooks away entirely. `__CAIRN_TUNING__` (the engine's tuning knobs,
 // workers/api.ts TuningApi) is false in both: only the engine harness and the benchmarks set it.
@@ -22,7 +22,7 @@ export default defineConfig({
   root: '.',
   publicDir: 'public',
   // The engine's tuning knobs (workers/api.ts TuningApi) are for the harness and the benchmarks only.
-  define: { __CAIRN_TEST_HOOKS__: JSON.stringify(testHooks), __CAIRN_TEST_KDF__: testHooks ? JSON.stringify(testKdf) : 'null', __CAIRN_TUNING__: 'false' },
+  define: { __CAIRN_TEST_HOOKS__: JSON.stringify(testHooks), __CAIRN_KDF_FOR_TESTS__: testHooks ? JSON.stringify(testKdf) : 'null', __CAIRN_TUNING__: 'false' },
   build: {
     outDir: testHooks ? 'dist/app-e2e' : 'dist/app',
     emptyOutDir: true,

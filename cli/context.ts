@@ -151,7 +151,7 @@ let calibrated: Promise<KdfParams> | undefined;
  * scripts/build-cli.mjs defines it from test/helpers/test-kdf.json); the shipped bundle
  * (dist/cli) is built with null, which drops the branch it guards.
  */
-declare const __CAIRN_TEST_KDF__: KdfParams | null | undefined;
+declare const __CAIRN_KDF_FOR_TESTS__: KdfParams | null | undefined;
 
 /**
  * scrypt parameters for a new key file: calibrated on this machine once per process, as restic
@@ -159,7 +159,8 @@ declare const __CAIRN_TEST_KDF__: KdfParams | null | undefined;
  * (as restic's tests do); the shipped CLI reads no such variable.
  */
 export function newKeyParams(ctx: Context): Promise<KdfParams> {
-  if (typeof __CAIRN_TEST_KDF__ !== 'undefined' && __CAIRN_TEST_KDF__ && ctx.globals.env.CAIRN_TEST_KDF === '1') return Promise.resolve(__CAIRN_TEST_KDF__);
+  if (typeof __CAIRN_KDF_FOR_TESTS__ !== 'undefined' && __CAIRN_KDF_FOR_TESTS__ && ctx.globals.env.CAIRN_TEST_KDF === '1')
+    return Promise.resolve(__CAIRN_KDF_FOR_TESTS__);
   const salt = primitives().randomBytes(64);
   const password = new TextEncoder().encode('weakpassword');
   calibrated ??= calibrateKdf(async ({ N, r, p }) => void (await primitives().scrypt(password, salt, N, r, p, 64)));

@@ -1,7 +1,7 @@
 // Bundles the Node CLI and its worker threads with esbuild, in two variants:
-//   dist/cli       the shipped CLI (bin/cairn.mjs runs it): `__CAIRN_TEST_KDF__` is null,
+//   dist/cli       the shipped CLI (bin/cairn.mjs runs it): `__CAIRN_KDF_FOR_TESTS__` is null,
 //                  so it reads no test-only setting (no CAIRN_TEST_KDF)
-//   dist/cli-test  the same with `__CAIRN_TEST_KDF__` the tests' parameters
+//   dist/cli-test  the same with `__CAIRN_KDF_FOR_TESTS__` the tests' parameters
 //                  (test/helpers/test-kdf.json): what the tests run (test/helpers/cli.ts
 //                  CAIRN_BIN), where CAIRN_TEST_KDF=1 gives cheap keys
 // Each variant is skipped when it is newer than every source file (npm run cairn calls this).
@@ -56,7 +56,7 @@ async function bundle(out, testHooks) {
     target: 'node20',
     sourcemap: true,
     logLevel: quiet ? 'warning' : 'info',
-    define: { __CAIRN_TEST_KDF__: testHooks ? JSON.stringify(JSON.parse(fs.readFileSync(TEST_KDF_FILE, 'utf8'))) : 'null' },
+    define: { __CAIRN_KDF_FOR_TESTS__: testHooks ? JSON.stringify(JSON.parse(fs.readFileSync(TEST_KDF_FILE, 'utf8'))) : 'null' },
     // Keep packages in node_modules (zstd.wasm is read next to its package entry).
     packages: 'external',
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
