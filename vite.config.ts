@@ -5,13 +5,16 @@
 // CAIRN_TEST_HOOKS=1 builds the e2e variant into dist/app-e2e: identical except that
 // `__CAIRN_TEST_HOOKS__` is true, which lets Playwright inject OPFS directory handles where a
 // real user would see showDirectoryPicker() (headless Chromium cannot drive that dialog).
-// Normal builds compile the hook away entirely. `__CAIRN_TUNING__` (the engine's tuning knobs,
+// It also carries the tests' cheap scrypt parameters (__CAIRN_KDF_FOR_TESTS__, from
+// test/helpers/test-kdf.json) for the keys the e2e specs create; null otherwise.
+// Normal builds compile the hooks away entirely. `__CAIRN_TUNING__` (the engine's tuning knobs,
 // workers/api.ts TuningApi) is false in both: only the engine harness and the benchmarks set it.
 
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { VitePWA } from 'vite-plugin-pwa';
 import { contentSecurityPolicy, securityHeaders } from './web/csp';
+import testKdf from './test/helpers/test-kdf.json';
 
 const testHooks = process.env['CAIRN_TEST_HOOKS'] === '1';
 
@@ -19,7 +22,7 @@ export default defineConfig({
   root: '.',
   publicDir: 'public',
   // The engine's tuning knobs (workers/api.ts TuningApi) are for the harness and the benchmarks only.
-  define: { __CAIRN_TEST_HOOKS__: JSON.stringify(testHooks), __CAIRN_TUNING__: 'false' },
+  define: { __CAIRN_TEST_HOOKS__: JSON.stringify(testHooks), __CAIRN_KDF_FOR_TESTS__: testHooks ? JSON.stringify(testKdf) : 'null', __CAIRN_TUNING__: 'false' },
   build: {
     outDir: testHooks ? 'dist/app-e2e' : 'dist/app',
     emptyOutDir: true,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isCairnError } from '../core/errors';
-import { parseArgs, type FlagSpecs } from './args';
+import { defineFlags, parseArgs, parseCommandLine, type FlagSpecs } from './args';
 
 const SPECS: FlagSpecs = {
   repo: { type: 'string', short: 'r' },
@@ -92,5 +92,25 @@ describe('parseArgs (pflag behaviour)', () => {
 
   it('leaves unset flags out', () => {
     expect(parse('x').flags).toEqual({});
+  });
+
+  it('parses global and command flags in one pass, each set seen through its own type', () => {
+    const globals = defineFlags({ repo: { type: 'string', short: 'r' }, verbose: { type: 'count', short: 'v' } });
+    const own = defineFlags({ tag: { type: 'strings' }, latest: { type: 'int' } });
+    const line = parseCommandLine(['--tag', 'a', '-vv', 'x', '-r', '/srv', '--latest', '3', '--tag', 'b'], globals, own);
+    const repo: string | undefined = line.globals.repo;
+    const tags: string[] | undefined = line.flags.tag;
+    expect({ repo, verbose: line.globals.verbose, tags, latest: line.flags.latest, args: line.args }).toEqual({
+      repo: '/srv',
+      verbose: 2,
+      tags: ['a', 'b'],
+      latest: 3,
+      args: ['x'],
+    });
+  });
+
+  it('refuses a command flag set that redeclares a global flag (the typed views would disagree)', () => {
+    const globals = defineFlags({ host: { type: 'string' } });
+    expect(() => parseCommandLine([], globals, defineFlags({ host: { type: 'strings' } }))).toThrow(/redeclares global flags: host/);
   });
 });

@@ -1,29 +1,73 @@
 // A small pflag-style parser (restic uses cobra/pflag): `--flag value`, `--flag=value`,
 // `-f value`, boolean flags, repeatable flags, flags anywhere among the arguments, `--` ends
-// flags.
+// flags. A command declares its flags once (`defineFlags`); that declaration drives parsing,
+// the help text and the TypeScript type of the parsed values (`FlagValues`).
 
 import { CairnError } from '../core/errors';
 
 export type FlagType = 'string' | 'bool' | 'strings' | 'int' | 'count';
 
-export interface FlagSpec {
-  type: FlagType;
+export interface FlagSpec<T extends FlagType = FlagType> {
+  type: T;
   short?: string;
   /** Name shown in help. */
   help?: string;
 }
 
-export type FlagSpecs = Record<string, FlagSpec>;
+export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 
-export interface Parsed {
-  flags: Record<string, string | boolean | string[] | number | undefined>;
+/** What each kind of flag parses to. */
+interface FlagTypeValues {
+  string: string;
+  bool: boolean;
+  strings: string[];
+  int: number;
+  count: number;
+}
+
+type FlagValue = FlagTypeValues[FlagType];
+
+/** The parsed values of a flag set: each flag absent, or of the type its spec declares. */
+export type FlagValues<S extends FlagSpecs> = { readonly [K in keyof S]?: FlagTypeValues[S[K]['type']] };
+
+/** A flag set, its literal types kept so that `FlagValues<typeof set>` names each flag's type. */
+export const defineFlags = <const S extends FlagSpecs>(specs: S): S => specs;
+
+/** The choice a string flag names, typed as the choices' union; undefined when it names none. */
+export function oneOf<T extends string>(choices: readonly T[], text: string): T | undefined {
+  return choices.find((c) => c === text);
+}
+
+export interface Parsed<S extends FlagSpecs = FlagSpecs> {
+  flags: FlagValues<S>;
   args: string[];
 }
 
 const GO_FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
 
-export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
-  const flags: Parsed['flags'] = {};
+/** One flag's new value from its spec, the text given (undefined: none inline) and what it held. */
+function flagValue(name: string, spec: FlagSpec, value: string | undefined, before: FlagValue | undefined, next: () => string | undefined): FlagValue {
+  if (spec.type === 'count') {
+    // pflag CountVar: each -v adds one; --verbose=n sets n.
+    if (value === undefined) return (typeof before === 'number' ? before : 0) + 1;
+    if (/^\d+$/.test(value)) return Number(value);
+    throw new CairnError('USAGE', `invalid argument "${value}" for --${name}: not a count`);
+  }
+  // Go's strconv.ParseBool spellings of false.
+  if (spec.type === 'bool') return value === undefined ? true : !GO_FALSE.has(value);
+  const v = value ?? next();
+  if (v === undefined) throw new CairnError('USAGE', `flag needs an argument: --${name}`);
+  if (spec.type === 'strings') return Array.isArray(before) ? [...before, v] : [v];
+  if (spec.type === 'int') {
+    const n = Number(v);
+    if (!Number.isInteger(n)) throw new CairnError('USAGE', `invalid argument "${v}" for --${name}: not an integer`);
+    return n;
+  }
+  return v;
+}
+
+export function parseArgs<S extends FlagSpecs>(argv: readonly string[], specs: S): Parsed<S> {
+  const flags = new Map<string, FlagValue>();
   const args: string[] = [];
   const byShort = new Map(
     Object.entries(specs)
@@ -33,26 +77,7 @@ export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
   const set = (name: string, value: string | undefined, next: () => string | undefined) => {
     const spec = specs[name];
     if (!spec) throw new CairnError('USAGE', `unknown flag: --${name}`);
-    if (spec.type === 'count') {
-      // pflag CountVar: each -v adds one; --verbose=n sets n.
-      if (value === undefined) flags[name] = ((flags[name] as number | undefined) ?? 0) + 1;
-      else if (/^\d+$/.test(value)) flags[name] = Number(value);
-      else throw new CairnError('USAGE', `invalid argument "${value}" for --${name}: not a count`);
-      return;
-    }
-    if (spec.type === 'bool') {
-      // Go's strconv.ParseBool spellings of false (we only knew "false" and "0").
-      flags[name] = value === undefined ? true : !GO_FALSE.has(value);
-      return;
-    }
-    const v = value ?? next();
-    if (v === undefined) throw new CairnError('USAGE', `flag needs an argument: --${name}`);
-    if (spec.type === 'strings') (flags[name] = (flags[name] as string[] | undefined) ?? []) && (flags[name] as string[]).push(v);
-    else if (spec.type === 'int') {
-      const n = Number(v);
-      if (!Number.isInteger(n)) throw new CairnError('USAGE', `invalid argument "${v}" for --${name}: not an integer`);
-      flags[name] = n;
-    } else flags[name] = v;
+    flags.set(name, flagValue(name, spec, value, flags.get(name), next));
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -86,5 +111,21 @@ export function parseArgs(argv: string[], specs: FlagSpecs): Parsed {
       }
     } else args.push(a);
   }
-  return { flags, args };
+  // The one place values meet their declared types: each was made by flagValue from its own spec.
+  return { flags: Object.fromEntries(flags) as FlagValues<S>, args };
+}
+
+/**
+ * A command line of the global flags and a command's own (restic: persistent flags and the
+ * command's flag set): one parse, so either kind may come anywhere, and a typed view of each set.
+ */
+export function parseCommandLine<G extends FlagSpecs, C extends FlagSpecs>(
+  argv: readonly string[],
+  globals: G,
+  own: C,
+): { globals: FlagValues<G>; flags: FlagValues<C>; args: string[] } {
+  const shadowed = Object.keys(own).filter((name) => name in globals);
+  if (shadowed.length) throw new CairnError('INTERNAL', `a command redeclares global flags: ${shadowed.join(', ')}`);
+  const { flags, args } = parseArgs(argv, { ...globals, ...own });
+  return { globals: flags, flags, args };
 }

@@ -31,9 +31,9 @@ export class FindOutput {
 
   match(path: string, node: Node): void {
     const sn = this.#current!;
-    if (!this.ctx.g.json) {
+    if (!this.ctx.globals.json) {
       if (this.#printed !== sn) {
-        const verbose = !this.ctx.g.quiet;
+        const verbose = !this.ctx.globals.quiet;
         if (this.#printed && verbose) this.#write('\n');
         this.#printed = sn;
         if (verbose) this.#write(`Found matching entries in snapshot ${sn.id.slice(0, 8)} from ${formatLocalTime(sn.snapshot.time)}\n`);
@@ -57,7 +57,7 @@ export class FindOutput {
   }
 
   object(kind: 'blob' | 'tree', id: ID, path: string, parentTree: ID, sn: SnapshotEntry): void {
-    if (this.ctx.g.json) {
+    if (this.ctx.globals.json) {
       if (!this.#inUse) {
         this.#write('[');
         this.#inUse = true;
@@ -75,7 +75,7 @@ export class FindOutput {
   }
 
   finish(): void {
-    if (!this.ctx.g.json) return;
+    if (!this.ctx.globals.json) return;
     if (this.#printed) this.#write(`],"hits":${this.#hits},"snapshot":"${this.#printed.id}"}`);
     this.#write(this.#inUse ? ']\n' : '[]\n');
   }

@@ -12,7 +12,7 @@ const file = (name: string, content: string) => {
   writeFileSync(p, content);
   return p;
 };
-const opts = (argv: string[], env: Record<string, string> = {}) => globalOptions(parseArgs(argv, GLOBAL_FLAGS), env);
+const opts = (argv: string[], env: Record<string, string> = {}) => globalOptions(parseArgs(argv, GLOBAL_FLAGS).flags, env);
 
 async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string | undefined> {
   try {
@@ -137,9 +137,9 @@ describe('--stuck-request-timeout (a Go duration, restic 0.18 default 5m0s)', ()
   });
 
   it('defaults to 5 minutes and refuses what is not a positive duration', () => {
-    expect(globalOptions(parseArgs([], GLOBAL_FLAGS), {}).stuckTimeoutMs).toBe(300_000);
-    expect(globalOptions(parseArgs(['--stuck-request-timeout', '30s'], GLOBAL_FLAGS), {}).stuckTimeoutMs).toBe(30_000);
+    expect(globalOptions(parseArgs([], GLOBAL_FLAGS).flags, {}).stuckTimeoutMs).toBe(300_000);
+    expect(globalOptions(parseArgs(['--stuck-request-timeout', '30s'], GLOBAL_FLAGS).flags, {}).stuckTimeoutMs).toBe(30_000);
     for (const bad of ['0', 'soon'])
-      expect(() => globalOptions(parseArgs(['--stuck-request-timeout', bad], GLOBAL_FLAGS), {})).toThrow(/stuck-request-timeout/);
+      expect(() => globalOptions(parseArgs(['--stuck-request-timeout', bad], GLOBAL_FLAGS).flags, {})).toThrow(/stuck-request-timeout/);
   });
 });

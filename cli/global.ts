@@ -6,10 +6,10 @@ import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { CairnError } from '../core/errors';
-import type { FlagSpecs, Parsed } from './args';
+import { defineFlags, oneOf, type FlagValues } from './args';
 import type { CompressionMode } from '../core/repository/blob-codec';
 
-export const GLOBAL_FLAGS: FlagSpecs = {
+export const GLOBAL_FLAGS = defineFlags({
   repo: { type: 'string', short: 'r', help: 'repository to back up to or restore from' },
   'repository-file': { type: 'string', help: 'file to read the repository location from' },
   'password-file': { type: 'string', short: 'p', help: 'file to read the repository password from' },
@@ -27,7 +27,7 @@ export const GLOBAL_FLAGS: FlagSpecs = {
   option: { type: 'strings', short: 'o', help: 'set extended option (key=value)' },
   'log-file': { type: 'string', help: 'append one JSON line per operation to this file' },
   help: { type: 'bool', short: 'h', help: 'help for this command' },
-};
+});
 
 export interface GlobalOptions {
   repo?: string;
@@ -46,6 +46,11 @@ export interface GlobalOptions {
   /** An S3 repository reached through a presign endpoint with a device token instead of keys. */
   presign?: PresignClient;
   passwordFlags: { file?: string; command?: string };
+  /** restic's --cache-dir and --no-cache: where the backup journal is kept, or that none is. */
+  cacheDir?: string;
+  noCache: boolean;
+  /** --log-file: where each operation appends one JSON line. */
+  logFile?: string;
 }
 
 export interface PresignClient {
@@ -75,12 +80,11 @@ function presignClient(options: string[], env: NodeJS.ProcessEnv): PresignClient
   return { endpoint, token: token.trim() };
 }
 
-export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions {
-  const f = p.flags;
+export function globalOptions(f: FlagValues<typeof GLOBAL_FLAGS>, env: NodeJS.ProcessEnv): GlobalOptions {
   // restic 0.14 ReadRepo: each flag defaults to its variable, and the two sources exclude
   // each other: -r/RESTIC_REPOSITORY with --repository-file is refused, neither wins.
-  let repo = (f.repo as string | undefined) ?? env.RESTIC_REPOSITORY;
-  const repoFile = (f['repository-file'] as string | undefined) ?? env.RESTIC_REPOSITORY_FILE;
+  let repo = f.repo ?? env.RESTIC_REPOSITORY;
+  const repoFile = f['repository-file'] ?? env.RESTIC_REPOSITORY_FILE;
   if (repo && repoFile) throw new CairnError('USAGE', 'Options -r and --repository-file are mutually exclusive, please specify only one');
   if (repoFile) {
     try {
@@ -89,9 +93,8 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
       throw new CairnError('USAGE', `cannot read repository file ${repoFile}: ${(e as Error).message}`, { cause: e });
     }
   }
-  const compression = ((f.compression as string | undefined) ?? env.RESTIC_COMPRESSION ?? 'auto') as CompressionMode;
-  if (!['auto', 'off', 'max'].includes(compression)) throw new CairnError('USAGE', `invalid compression mode "${compression}" (auto, off or max)`);
-  const packSizeMiB = (f['pack-size'] as number | undefined) ?? (env.RESTIC_PACK_SIZE ? Number(env.RESTIC_PACK_SIZE) : undefined);
+  const compression = compressionMode(f.compression ?? env.RESTIC_COMPRESSION ?? 'auto');
+  const packSizeMiB = f['pack-size'] ?? (env.RESTIC_PACK_SIZE ? Number(env.RESTIC_PACK_SIZE) : undefined);
   if (packSizeMiB !== undefined && (!Number.isInteger(packSizeMiB) || packSizeMiB < 4 || packSizeMiB > 128)) {
     throw new CairnError('USAGE', `pack size ${packSizeMiB} MiB is outside the allowed range 4–128 MiB`);
   }
@@ -99,17 +102,28 @@ export function globalOptions(p: Parsed, env: NodeJS.ProcessEnv): GlobalOptions 
     repo,
     json: f.json === true,
     quiet: f.quiet === true,
-    verbose: ((f.verbose as number | undefined) ?? 0) > 0,
-    verbosity: verbosityOf(f.quiet === true, (f.verbose as number | undefined) ?? 0),
+    verbose: (f.verbose ?? 0) > 0,
+    verbosity: verbosityOf(f.quiet === true, f.verbose ?? 0),
     noLock: f['no-lock'] === true,
-    keyHint: (f['key-hint'] as string | undefined) ?? env.RESTIC_KEY_HINT,
+    keyHint: f['key-hint'] ?? env.RESTIC_KEY_HINT,
     compression,
     packSize: packSizeMiB === undefined ? undefined : packSizeMiB * 1024 * 1024,
-    stuckTimeoutMs: stuckTimeout(f['stuck-request-timeout'] as string | undefined),
+    stuckTimeoutMs: stuckTimeout(f['stuck-request-timeout']),
     env,
-    presign: presignClient((f.option as string[] | undefined) ?? [], env),
-    passwordFlags: { file: f['password-file'] as string | undefined, command: f['password-command'] as string | undefined },
+    presign: presignClient(f.option ?? [], env),
+    passwordFlags: { file: f['password-file'], command: f['password-command'] },
+    cacheDir: f['cache-dir'],
+    noCache: f['no-cache'] === true,
+    logFile: f['log-file'],
   };
+}
+
+const COMPRESSION_MODES: readonly CompressionMode[] = ['auto', 'off', 'max'];
+
+function compressionMode(text: string): CompressionMode {
+  const mode = oneOf(COMPRESSION_MODES, text);
+  if (!mode) throw new CairnError('USAGE', `invalid compression mode "${text}" (auto, off or max)`);
+  return mode;
 }
 
 /** restic's global verbosity: -v and -vv win over --quiet. */
@@ -157,11 +171,11 @@ export function parseGoDuration(text: string): number | undefined {
  * command means a flag never combines unnoticed with the other kind's variable; an empty
  * RESTIC_PASSWORD counts as none.
  */
-export async function readPassword(g: GlobalOptions, prompt = 'enter password for repository: '): Promise<string> {
-  const file = g.passwordFlags.file ?? g.env.RESTIC_PASSWORD_FILE ?? '';
-  const command = g.passwordFlags.command ?? g.env.RESTIC_PASSWORD_COMMAND ?? '';
+export async function readPassword(globals: GlobalOptions, prompt = 'enter password for repository: '): Promise<string> {
+  const file = globals.passwordFlags.file ?? globals.env.RESTIC_PASSWORD_FILE ?? '';
+  const command = globals.passwordFlags.command ?? globals.env.RESTIC_PASSWORD_COMMAND ?? '';
   if (file && command) throw new CairnError('USAGE', 'Password file and command are mutually exclusive options');
-  const password = command ? runPasswordCommand(command) : file ? readPasswordFile(file) : (g.env.RESTIC_PASSWORD ?? '');
+  const password = command ? runPasswordCommand(command) : file ? readPasswordFile(file) : (globals.env.RESTIC_PASSWORD ?? '');
   // restic's ReadPassword: an empty result (empty file or variable) means "ask".
   return password || askPassword(prompt);
 }

@@ -5,7 +5,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { CairnError, isCairnError } from '../core/errors';
-import { parseArgs, type FlagSpecs } from './args';
+import { parseCommandLine, type FlagSpecs } from './args';
 import { GLOBAL_FLAGS, globalOptions } from './global';
 import { errorLine, processOut, type Out } from './output';
 import { installNodePrimitives } from './adapters/node-primitives';
@@ -37,12 +37,13 @@ import * as presign from './commands/presign';
 import { withOpLog } from './op-log';
 import { checkDevice } from './presign/device-gate';
 
-export interface Command {
+/** A command: its help, its flags (which also type its context) and what it does. */
+export interface Command<F extends FlagSpecs = FlagSpecs> {
   summary: string;
-  flags: FlagSpecs;
+  flags: F;
   usage?: string;
   description?: string;
-  run(ctx: Context): Promise<number>;
+  run(ctx: Context<F>): Promise<number>;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -74,20 +75,21 @@ const VERSION = '0.1.0';
 
 /** Index of the command word: the first argument that is neither a flag nor a global flag's value. */
 function commandIndex(argv: string[]): number {
+  const globals: FlagSpecs = GLOBAL_FLAGS;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') return i + 1 < argv.length ? i + 1 : -1;
     if (!a.startsWith('-') || a === '-') return i;
     if (a.includes('=')) continue;
     if (a.startsWith('--')) {
-      const spec = GLOBAL_FLAGS[a.slice(2)];
+      const spec = globals[a.slice(2)];
       if (spec && spec.type !== 'bool' && spec.type !== 'count') i++;
       continue;
     }
     // A short group (-qr /repo): bools, then at most one flag that takes a value — inline
     // (-r/repo) or as the next argument when it is the group's last letter.
     for (let k = 1; k < a.length; k++) {
-      const spec = Object.values(GLOBAL_FLAGS).find((f) => f.short === a[k]);
+      const spec = Object.values(globals).find((f) => f.short === a[k]);
       if (!spec || spec.type === 'bool' || spec.type === 'count') continue;
       if (k === a.length - 1) i++;
       break;
@@ -142,19 +144,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     if (!command) throw new CairnError('USAGE', `unknown command "${name}" for "cairn"`);
     const rest = [...argv];
     rest.splice(at, 1);
-    const p = parseArgs(rest, { ...GLOBAL_FLAGS, ...command.flags });
-    if (p.flags.help) {
+    const { globals: globalFlags, flags, args } = parseCommandLine(rest, GLOBAL_FLAGS, command.flags);
+    if (globalFlags.help) {
       out.stdout(commandHelp(name, command));
       return 0;
     }
     installNodePrimitives();
     await initZstdNode();
-    const g = globalOptions(p, env);
-    await checkDevice(name, p, g, controller.signal);
+    const globals = globalOptions(globalFlags, env);
+    await checkDevice(name, { flags, args }, globals, controller.signal);
     return await withOpLog(
-      p.flags['log-file'] as string | undefined,
-      { command: name, repository: g.repo },
-      (log) => command.run({ g, p, out, signal: controller.signal, log }),
+      globals.logFile,
+      { command: name, repository: globals.repo },
+      (log) => command.run({ globals, flags, args, out, signal: controller.signal, log }),
       out.stderr,
     );
   } catch (e) {

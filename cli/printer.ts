@@ -5,10 +5,10 @@ import type { Printer } from '../core/progress/printer';
 import type { Context } from './context';
 
 export function cliPrinter(ctx: Context): Printer {
-  const normal = !ctx.g.quiet && !ctx.g.json;
+  const normal = !ctx.globals.quiet && !ctx.globals.json;
   return {
     p: (line) => normal && ctx.out.stdout(line + '\n'),
     e: (line) => ctx.out.stderr(line + '\n'),
-    v: (line) => normal && ctx.g.verbose && ctx.out.stdout(line + '\n'),
+    v: (line) => normal && ctx.globals.verbose && ctx.out.stdout(line + '\n'),
   };
 }

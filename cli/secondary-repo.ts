@@ -6,18 +6,18 @@
 import fs from 'node:fs';
 import { CairnError } from '../core/errors';
 import { Repository } from '../core/repository/repository';
-import type { FlagSpecs } from './args';
+import { defineFlags } from './args';
 import type { Context } from './context';
 import { goTrimSpace, readPassword } from './global';
 import { openBackend, parseLocation, type BackendSpec } from './location';
 
-export const FROM_REPO_FLAGS: FlagSpecs = {
+export const FROM_REPO_FLAGS = defineFlags({
   'from-repo': { type: 'string', help: 'source repository to copy snapshots from (default: $RESTIC_FROM_REPOSITORY)' },
   'from-repository-file': { type: 'string', help: 'file from which to read the source repository location (default: $RESTIC_FROM_REPOSITORY_FILE)' },
   'from-password-file': { type: 'string', help: 'file to read the source repository password from (default: $RESTIC_FROM_PASSWORD_FILE)' },
   'from-password-command': { type: 'string', help: 'shell command to obtain the source repository password from (default: $RESTIC_FROM_PASSWORD_COMMAND)' },
   'from-key-hint': { type: 'string', help: 'key ID of key to try decrypting the source repository first (default: $RESTIC_FROM_KEY_HINT)' },
-};
+});
 
 export interface SecondaryOptions {
   location: string;
@@ -26,11 +26,11 @@ export interface SecondaryOptions {
 }
 
 /** Resolves the source repository's location and password (asked for before anything is opened, as restic). */
-export async function secondaryOptions(ctx: Context): Promise<SecondaryOptions> {
-  const f = ctx.p.flags;
-  const env = ctx.g.env;
-  const repo = (f['from-repo'] as string | undefined) ?? env.RESTIC_FROM_REPOSITORY ?? '';
-  const repoFile = (f['from-repository-file'] as string | undefined) ?? env.RESTIC_FROM_REPOSITORY_FILE ?? '';
+export async function secondaryOptions(ctx: Context<typeof FROM_REPO_FLAGS>): Promise<SecondaryOptions> {
+  const f = ctx.flags;
+  const env = ctx.globals.env;
+  const repo = f['from-repo'] ?? env.RESTIC_FROM_REPOSITORY ?? '';
+  const repoFile = f['from-repository-file'] ?? env.RESTIC_FROM_REPOSITORY_FILE ?? '';
   if (!repo && !repoFile) throw new CairnError('USAGE', 'Please specify a source repository location (--from-repo or --from-repository-file)');
   if (repo && repoFile) throw new CairnError('USAGE', 'Options --from-repo and --from-repository-file are mutually exclusive, please specify only one');
   let location = repo;
@@ -43,8 +43,8 @@ export async function secondaryOptions(ctx: Context): Promise<SecondaryOptions> 
   }
   const password = await readPassword(
     {
-      ...ctx.g,
-      passwordFlags: { file: f['from-password-file'] as string | undefined, command: f['from-password-command'] as string | undefined },
+      ...ctx.globals,
+      passwordFlags: { file: f['from-password-file'], command: f['from-password-command'] },
       env: {
         RESTIC_PASSWORD_FILE: env.RESTIC_FROM_PASSWORD_FILE,
         RESTIC_PASSWORD_COMMAND: env.RESTIC_FROM_PASSWORD_COMMAND,
@@ -53,13 +53,13 @@ export async function secondaryOptions(ctx: Context): Promise<SecondaryOptions> 
     },
     'enter password for source repository: ',
   );
-  return { location, password, keyHint: (f['from-key-hint'] as string | undefined) ?? env.RESTIC_FROM_KEY_HINT };
+  return { location, password, keyHint: f['from-key-hint'] ?? env.RESTIC_FROM_KEY_HINT };
 }
 
 export async function openSecondary(ctx: Context, o: SecondaryOptions): Promise<{ repo: Repository; spec: BackendSpec }> {
-  const spec = parseLocation(o.location, ctx.g.env);
+  const spec = parseLocation(o.location, ctx.globals.env);
   const repo = await Repository.open(await openBackend(spec), o.password, { keyHint: o.keyHint, signal: ctx.signal });
-  if (!ctx.g.quiet && !ctx.g.json) {
+  if (!ctx.globals.quiet && !ctx.globals.json) {
     ctx.out.stdout(`repository ${repo.config.id.slice(0, 8)} opened (repository version ${repo.version}) successfully, password is correct\n`);
   }
   return { repo, spec };

@@ -1,8 +1,9 @@
 // Bundles the Node CLI and its worker threads with esbuild, in two variants:
-//   dist/cli       the shipped CLI (bin/cairn.mjs runs it): `__CAIRN_TEST_HOOKS__` is false,
+//   dist/cli       the shipped CLI (bin/cairn.mjs runs it): `__CAIRN_KDF_FOR_TESTS__` is null,
 //                  so it reads no test-only setting (no CAIRN_TEST_KDF)
-//   dist/cli-test  the same with `__CAIRN_TEST_HOOKS__` true: what the tests run
-//                  (test/helpers/cli.ts CAIRN_BIN), where CAIRN_TEST_KDF=1 gives cheap keys
+//   dist/cli-test  the same with `__CAIRN_KDF_FOR_TESTS__` the tests' parameters
+//                  (test/helpers/test-kdf.json): what the tests run (test/helpers/cli.ts
+//                  CAIRN_BIN), where CAIRN_TEST_KDF=1 gives cheap keys
 // Each variant is skipped when it is newer than every source file (npm run cairn calls this).
 //
 //   node scripts/build-cli.mjs [--quiet]                         both variants, when stale
@@ -18,6 +19,7 @@ const arg = (name) => {
   return i < 0 ? undefined : process.argv[i + 1];
 };
 const entries = { cairn: 'cli/cairn.ts', 'file-saver-worker': 'cli/pool/file-saver-worker.ts', 'decode-worker': 'cli/pool/decode-worker.ts' };
+const TEST_KDF_FILE = path.join(root, 'test/helpers/test-kdf.json');
 const VARIANTS = { shipped: { dir: 'dist/cli', testHooks: false }, test: { dir: 'dist/cli-test', testHooks: true } };
 
 function newest(dir) {
@@ -32,7 +34,13 @@ function newest(dir) {
 
 function upToDate(out) {
   const bundleTime = Math.min(...Object.keys(entries).map((n) => fs.statSync(path.join(out, `${n}.mjs`), { throwIfNoEntry: false })?.mtimeMs ?? 0));
-  const sources = [newest('core'), newest('cli'), fs.statSync(path.join(root, 'package-lock.json')).mtimeMs, fs.statSync(new URL(import.meta.url)).mtimeMs];
+  const sources = [
+    newest('core'),
+    newest('cli'),
+    fs.statSync(path.join(root, 'package-lock.json')).mtimeMs,
+    fs.statSync(TEST_KDF_FILE).mtimeMs,
+    fs.statSync(new URL(import.meta.url)).mtimeMs,
+  ];
   return bundleTime > Math.max(...sources);
 }
 
@@ -48,7 +56,7 @@ async function bundle(out, testHooks) {
     target: 'node20',
     sourcemap: true,
     logLevel: quiet ? 'warning' : 'info',
-    define: { __CAIRN_TEST_HOOKS__: String(testHooks) },
+    define: { __CAIRN_KDF_FOR_TESTS__: testHooks ? JSON.stringify(JSON.parse(fs.readFileSync(TEST_KDF_FILE, 'utf8'))) : 'null' },
     // Keep packages in node_modules (zstd.wasm is read next to its package entry).
     packages: 'external',
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },

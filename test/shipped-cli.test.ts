@@ -10,7 +10,7 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { diffTrees, jsonMessage, ok, removeDir, restic, ROOT, run, tempDir, type RunOptions } from './helpers/cli';
 import { seededBytes } from './helpers/seeded';
-import { TEST_KDF } from '../core/repository/kdf-params';
+import { TEST_KDF } from './helpers/test-kdf';
 
 /** What `npm install` users run; TEST_ENV's CAIRN_TEST_KDF=1 is set and must be ignored. */
 const shipped = (args: string[], opts?: RunOptions) => run(process.execPath, [join(ROOT, 'bin/cairn.mjs'), ...args], opts);

@@ -1,16 +1,15 @@
 // AES-CTR is on every byte a backup writes and a restore reads. WebCrypto is fast where the
-// browser runs it with AES instructions (Debian's Chromium 156.0.8078.114: 900–1090 MB/s in
-// 128 KiB pieces, core/crypto/primitives.ts), but 156.0.8078.73 measured 51–75 MB/s here (and
-// Blink runs every WebCrypto call on one thread per renderer, so the file-saver workers
-// queue behind each other), against ~175 MB/s per worker for core's WebAssembly AES. Each
-// worker times both once (a few milliseconds) and keeps the faster; both give the same bytes.
+// browser runs it with AES instructions, but some builds of the same browser run it many
+// times slower than core's WebAssembly AES (and Blink runs every WebCrypto call on one thread
+// per renderer, so the file-saver workers queue behind each other). Each worker times both
+// once (a few milliseconds) and keeps the faster; both give the same bytes.
 //
-// Even where WebCrypto wins on bulk data, each of its AES calls costs ~30 µs of CPU in Chromium
-// 156 whatever its size (the trip to that thread and back; 16 bytes: 30–34 µs, 2 KiB: 30 µs,
-// against ~4.5 µs for a SHA-256 digest, which runs in place). Every blob sealed or opened
-// makes one such call for 16 bytes (its Poly1305 key, seal.ts) and small files' blobs are a
-// few KiB: 50 000 small files cost ~3 CPU-s of calls. So the WebAssembly AES takes the single
-// blocks and data up to SMALL_CTR bytes (~23 µs at 175 MB/s) in any case.
+// Even where WebCrypto wins on bulk data, each of its AES calls has a fixed CPU cost whatever
+// its size (the trip to that thread and back), several times a SHA-256 digest's, which runs in
+// place. Every blob sealed or opened makes one such call for 16 bytes (its Poly1305 key,
+// seal.ts) and small files' blobs are a few KiB, so the WebAssembly AES takes the single
+// blocks and data up to SMALL_CTR bytes, where it is done before WebCrypto's trip would be,
+// in any case. The figures: bench/README.md.
 
 import { wasmAes } from '../core/crypto/aes-wasm';
 import { primitives, setPrimitives, type Primitives } from '../core/crypto/primitives';

@@ -1,13 +1,12 @@
 // SHA-256 is on every byte of a backup (chunk IDs, pack IDs) and of a restore (verification).
 // Which implementation is faster depends on the browser, the machine and the input's size:
 // - WebCrypto is the fastest where the browser's BoringSSL uses SHA instructions (Chrome on
-//   x86-64 and ARM), but some builds run it without them (Debian's Chromium once measured
-//   100–160 MB/s against hash-wasm's 170–280 MB/s on the same machine).
+//   x86-64 and ARM), but some builds run it without them, slower than hash-wasm's WebAssembly.
 // - Chromium copies a digest's input first, and from 960 KiB on (PartitionAlloc's largest
 //   bucket) that copy is memory mapped for the call and unmapped after it: one page fault per
-//   4 KiB. In a Chromium 156 worker on a VM where faults are dear: 1650 MB/s at 928 KiB, ~310
-//   MB/s at 960 KiB and above (bench/probes/fault-cost.mjs), hash-wasm 350–366 at every size.
-//   Those sizes are a backup's large chunks and every 16 MiB pack.
+//   4 KiB, which where faults are dear makes WebCrypto slower than hash-wasm from that size on
+//   (bench/probes/fault-cost.mjs; figures in bench/README.md). Those sizes are a backup's
+//   large chunks and every 16 MiB pack.
 // So each worker times both on a small input and on a large one (a few milliseconds) and keeps
 // the faster for each; both give the same digests.
 
@@ -21,9 +20,7 @@ const LARGE_SAMPLE = 2 << 20;
 /**
  * WebCrypto must beat WebAssembly by this much on a large input to be kept for large inputs:
  * the timing runs alone, and the mapped copies' faults cost more still while other threads of
- * the page fault too (a D1 backup in Chromium, one run each: 16.9 s with WebAssembly for every
- * digest, 21.4 s with WebCrypto for every digest, where a lone worker timed WebCrypto at large
- * sizes only ~0.85–0.9× as fast as WebAssembly).
+ * the page fault too, so a lone worker's timing flatters WebCrypto (bench/README.md).
  */
 const LARGE_MARGIN = 1.2;
 /** WebAssembly must beat WebCrypto by this much on a small input to replace it (timing noise). */

@@ -8,7 +8,7 @@
 
 import type { PolicyInput } from '../core/forget/policy';
 import type { ProgressSnapshot } from '../core/progress';
-import type { DownloadTicket, EngineError, OperationOwner, RepoInfo, RepoLocation, OpenOptions, RestoreResultView, SnapshotView } from './api';
+import type { DownloadTicket, EngineError, OperationOwner, RepoInfo, RepoLocation, OpenOptions, RestoreResultView, SnapshotView } from './api-shared';
 
 export type { PolicyInput };
 

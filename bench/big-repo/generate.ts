@@ -15,7 +15,7 @@ import { installNodePrimitives } from '../../cli/adapters/node-primitives';
 import { initZstdNode } from '../../cli/adapters/zstd-node';
 import { LocalBackend } from '../../cli/adapters/local-backend';
 import { Repository } from '../../core/repository/repository';
-import { TEST_KDF } from '../../core/repository/keyfile';
+import { TEST_KDF } from '../../test/helpers/test-kdf';
 import { prepareBlob } from '../../core/repository/blob-codec';
 import { Packer, type FinishedPack } from '../../core/pack/packer';
 import { EXTENSION, sealInto } from '../../core/crypto/seal';

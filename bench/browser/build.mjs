@@ -16,7 +16,7 @@ export async function buildBenchPage(outDir, { minify = true } = {}) {
     logLevel: 'warn',
     publicDir: false,
     // The app's engine with its tuning knobs (workers/api.ts TuningApi), and the app's real KDF.
-    define: { __CAIRN_TEST_HOOKS__: 'false', __CAIRN_TUNING__: 'true' },
+    define: { __CAIRN_TEST_HOOKS__: 'false', __CAIRN_KDF_FOR_TESTS__: 'null', __CAIRN_TUNING__: 'true' },
     worker: { format: 'es' },
     build: { outDir, emptyOutDir: true, target: 'es2022', sourcemap: false, minify, assetsInlineLimit: (f) => (f.endsWith('.wasm') ? false : undefined) },
     server: { fs: { allow: [ROOT] } },

@@ -19,7 +19,7 @@ import { expectedPackSize } from '../../core/pack/reader';
 import { PackerManager } from '../../core/repository/packer-manager';
 import { encodeBlob } from '../../core/repository/blob-codec';
 import { Repository } from '../../core/repository/repository';
-import { TEST_KDF } from '../../core/repository/keyfile';
+import { TEST_KDF } from '../../test/helpers/test-kdf';
 import type { PackedBlob } from '../../core/pack/header';
 
 const arg = (name: string) => {

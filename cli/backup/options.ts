@@ -1,21 +1,19 @@
 // `cairn backup`'s flags, as restic 0.18 names and checks them (cmd_backup.go BackupOptions,
 // Check, Finalize), read into one typed object.
 
-import type { FlagSpecs, Parsed } from '../args';
+import { defineFlags, type FlagValues } from '../args';
 import { CairnError } from '../../core/errors';
 import { GoTime } from '../../core/data/go-time';
 import type { GlobalOptions } from '../global';
+import { EXCLUDE_FLAGS } from '../pattern-options';
 import { CACHEDIR_TAG } from './rejects';
 
-export const BACKUP_FLAGS: FlagSpecs = {
+export const BACKUP_FLAGS = defineFlags({
   tag: { type: 'strings', help: 'add tags for the new snapshot in the format `tag[,tag,...]` (can be specified multiple times)' },
   host: { type: 'string', short: 'H', help: 'set the hostname for the snapshot manually (default: $RESTIC_HOST)' },
   parent: { type: 'string', help: 'use this parent snapshot (default: last snapshot of this host and paths)' },
   force: { type: 'bool', short: 'f', help: 'force re-reading the source files/directories (overrides the "parent" flag)' },
-  exclude: { type: 'strings', short: 'e', help: 'exclude a pattern (can be specified multiple times)' },
-  iexclude: { type: 'strings', help: 'same as --exclude pattern but ignores the casing of filenames' },
-  'exclude-file': { type: 'strings', help: 'read exclude patterns from a file (can be specified multiple times)' },
-  'iexclude-file': { type: 'strings', help: 'same as --exclude-file but ignores casing of filenames in patterns' },
+  ...EXCLUDE_FLAGS,
   'exclude-caches': { type: 'bool', help: 'excludes cache directories that are marked with a CACHEDIR.TAG file' },
   'exclude-if-present': { type: 'strings', help: 'takes filename[:header], exclude contents of directories containing filename (except filename itself)' },
   'exclude-larger-than': { type: 'string', help: 'max size of the files to be backed up (allowed suffixes: k/K, m/M, g/G, t/T)' },
@@ -32,7 +30,7 @@ export const BACKUP_FLAGS: FlagSpecs = {
   'skip-if-unchanged': { type: 'bool', help: 'skip snapshot creation if identical to parent snapshot' },
   'read-concurrency': { type: 'int', help: 'read n files concurrently (default: $RESTIC_READ_CONCURRENCY or one thread per core)' },
   threads: { type: 'int', help: 'worker threads that read, chunk and encrypt (default: one per core)' },
-};
+});
 
 export interface BackupCommandOptions {
   args: string[];
@@ -61,8 +59,6 @@ export interface BackupCommandOptions {
   threads?: number;
 }
 
-const strings = (v: unknown) => (v as string[] | undefined) ?? [];
-
 /** Go time.ParseInLocation("2006-01-02 15:04:05", s, time.Local). */
 function parseTime(s: string): GoTime {
   const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(s);
@@ -71,10 +67,10 @@ function parseTime(s: string): GoTime {
   return GoTime.fromMillis(d.getTime(), -d.getTimezoneOffset());
 }
 
-function readConcurrency(flag: unknown, env: NodeJS.ProcessEnv): number | undefined {
+function readConcurrency(flag: number | undefined, env: NodeJS.ProcessEnv): number | undefined {
   if (flag !== undefined) {
-    if ((flag as number) < 0) throw new CairnError('USAGE', `invalid argument "${flag}" for "--read-concurrency" flag: negative`);
-    return (flag as number) || undefined;
+    if (flag < 0) throw new CairnError('USAGE', `invalid argument "${flag}" for "--read-concurrency" flag: negative`);
+    return flag || undefined;
   }
   const v = env.RESTIC_READ_CONCURRENCY;
   if (v === undefined || v === '') return undefined;
@@ -82,48 +78,45 @@ function readConcurrency(flag: unknown, env: NodeJS.ProcessEnv): number | undefi
   return Number(v) || undefined;
 }
 
-export function backupOptions(p: Parsed, env: NodeJS.ProcessEnv): BackupCommandOptions {
-  const f = p.flags;
+export function backupOptions(f: FlagValues<typeof BACKUP_FLAGS>, args: readonly string[], env: NodeJS.ProcessEnv): BackupCommandOptions {
   const excludeCaches = f['exclude-caches'] === true;
   return {
-    args: [...p.args],
-    tags: strings(f.tag)
-      .flatMap((t) => t.split(','))
-      .filter(Boolean),
-    host: (f.host as string | undefined) || env.RESTIC_HOST || undefined,
-    parent: f.parent as string | undefined,
+    args: [...args],
+    tags: (f.tag ?? []).flatMap((t) => t.split(',')).filter(Boolean),
+    host: f.host || env.RESTIC_HOST || undefined,
+    parent: f.parent,
     force: f.force === true,
-    excludes: strings(f.exclude),
-    iexcludes: strings(f.iexclude),
-    excludeFiles: strings(f['exclude-file']),
-    iexcludeFiles: strings(f['iexclude-file']),
-    excludeIfPresent: [...strings(f['exclude-if-present']), ...(excludeCaches ? [CACHEDIR_TAG] : [])],
-    excludeLargerThan: f['exclude-larger-than'] as string | undefined,
+    excludes: f.exclude ?? [],
+    iexcludes: f.iexclude ?? [],
+    excludeFiles: f['exclude-file'] ?? [],
+    iexcludeFiles: f['iexclude-file'] ?? [],
+    excludeIfPresent: [...(f['exclude-if-present'] ?? []), ...(excludeCaches ? [CACHEDIR_TAG] : [])],
+    excludeLargerThan: f['exclude-larger-than'],
     oneFileSystem: f['one-file-system'] === true,
-    filesFrom: strings(f['files-from']),
-    filesFromVerbatim: strings(f['files-from-verbatim']),
-    filesFromRaw: strings(f['files-from-raw']),
+    filesFrom: f['files-from'] ?? [],
+    filesFromVerbatim: f['files-from-verbatim'] ?? [],
+    filesFromRaw: f['files-from-raw'] ?? [],
     stdin: f.stdin === true,
-    stdinFilename: (f['stdin-filename'] as string | undefined) ?? 'stdin',
+    stdinFilename: f['stdin-filename'] ?? 'stdin',
     stdinFromCommand: f['stdin-from-command'] === true,
-    time: f.time === undefined ? undefined : parseTime(f.time as string),
+    time: f.time === undefined ? undefined : parseTime(f.time),
     withAtime: f['with-atime'] === true,
     dryRun: f['dry-run'] === true,
     skipIfUnchanged: f['skip-if-unchanged'] === true,
     readConcurrency: readConcurrency(f['read-concurrency'], env),
-    threads: f.threads as number | undefined,
+    threads: f.threads,
   };
 }
 
 /** Does the password come from somewhere other than standard input? */
-function passwordElsewhere(g: GlobalOptions): boolean {
-  const e = g.env;
-  return Boolean(g.passwordFlags.file || g.passwordFlags.command || e.RESTIC_PASSWORD || e.RESTIC_PASSWORD_FILE || e.RESTIC_PASSWORD_COMMAND);
+function passwordElsewhere(globals: GlobalOptions): boolean {
+  const e = globals.env;
+  return Boolean(globals.passwordFlags.file || globals.passwordFlags.command || e.RESTIC_PASSWORD || e.RESTIC_PASSWORD_FILE || e.RESTIC_PASSWORD_COMMAND);
 }
 
 /** restic BackupOptions.Check: combinations that cannot work. */
-export function checkOptions(o: BackupCommandOptions, g: GlobalOptions): void {
-  if (!passwordElsewhere(g)) {
+export function checkOptions(o: BackupCommandOptions, globals: GlobalOptions): void {
+  if (!passwordElsewhere(globals)) {
     if (o.stdin) throw new CairnError('USAGE', 'cannot read both password and data from stdin');
     if ([...o.filesFrom, ...o.filesFromVerbatim, ...o.filesFromRaw].includes('-'))
       throw new CairnError('USAGE', 'unable to read password from stdin when data is to be read from stdin, use --password-file or $RESTIC_PASSWORD');

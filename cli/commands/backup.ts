@@ -9,7 +9,7 @@ import { inProcessPool } from '../../core/archiver/pool';
 import type { SourceFS } from '../../core/archiver/source';
 import type { Repository } from '../../core/repository/repository';
 import { GoTime } from '../../core/data/go-time';
-import { isAlive, openRepository, withLock, type Context } from '../context';
+import { isAlive, withRepository, type Context } from '../context';
 import { localOwner } from '../global';
 import { nodeSource } from '../adapters/node-source';
 import { commandOutput, streamSource } from '../adapters/stdin-source';
@@ -77,7 +77,14 @@ function rejects(o: BackupCommandOptions, targets: string[], env: NodeJS.Process
   ]);
 }
 
-function archiverOptions(ctx: Context, o: BackupCommandOptions, src: Source, exclude: Reject | undefined, style: ReportStyle, time: GoTime): BackupOptions {
+function archiverOptions(
+  ctx: Context<typeof flags>,
+  o: BackupCommandOptions,
+  src: Source,
+  exclude: Reject | undefined,
+  style: ReportStyle,
+  time: GoTime,
+): BackupOptions {
   const owner = localOwner();
   return {
     targets: src.targets,
@@ -94,21 +101,27 @@ function archiverOptions(ctx: Context, o: BackupCommandOptions, src: Source, exc
     strictChangeDetection: true,
     skipIfUnchanged: o.skipIfUnchanged,
     signal: ctx.signal,
-    onProgress: ctx.g.quiet ? undefined : terminalProgress(ctx.out, ctx.g.json),
+    onProgress: ctx.globals.quiet ? undefined : terminalProgress(ctx.out, ctx.globals.json),
     onWarning: (w) => printWarning(style, w),
     onItem: itemPrinter(style),
   };
 }
 
 /** This run's pack journal file, unless it stores nothing or --no-cache says to keep no files. */
-function journalFile(ctx: Context, o: BackupCommandOptions, repo: Repository): string | undefined {
-  if (o.dryRun || ctx.p.flags['no-cache'] === true) return undefined;
-  const dir = journalDir(cacheRoot(ctx.p.flags['cache-dir'] as string | undefined, ctx.g.env), repo.config.id);
+function journalFile(ctx: Context<typeof flags>, o: BackupCommandOptions, repo: Repository): string | undefined {
+  if (o.dryRun || ctx.globals.noCache) return undefined;
+  const dir = journalDir(cacheRoot(ctx.globals.cacheDir, ctx.globals.env), repo.config.id);
   return path.join(dir, `${os.hostname()}-${process.pid}`);
 }
 
 /** Under the lock: takes up what killed backups of this host stored, runs this one, and drops its journal once all is indexed. */
-async function journaled(ctx: Context, repo: Repository, journal: string | undefined, style: ReportStyle, save: (j?: string) => Promise<BackupResult>) {
+async function journaled(
+  ctx: Context<typeof flags>,
+  repo: Repository,
+  journal: string | undefined,
+  style: ReportStyle,
+  save: (j?: string) => Promise<BackupResult>,
+) {
   if (!journal) return save();
   await repo.loadIndex({ signal: ctx.signal });
   const left = await adoptLeftovers(repo, path.dirname(journal), os.hostname(), isAlive, ctx.signal);
@@ -120,24 +133,30 @@ async function journaled(ctx: Context, repo: Repository, journal: string | undef
   }
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const o = backupOptions(ctx.p, ctx.g.env);
-  checkOptions(o, ctx.g);
-  const style: ReportStyle = { out: ctx.out, json: ctx.g.json, verbosity: ctx.g.verbosity, log: ctx.log };
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const o = backupOptions(ctx.flags, ctx.args, ctx.globals.env);
+  checkOptions(o, ctx.globals);
+  const style: ReportStyle = { out: ctx.out, json: ctx.globals.json, verbosity: ctx.globals.verbosity, log: ctx.log };
   const warnf = (m: string) => printError(style, m);
   const now = GoTime.fromDate(new Date());
   const src = o.stdin || o.stdinFromCommand ? streamedSource(o, o.time ?? now, warnf) : fileSource(o, style);
-  const exclude = rejects(o, src.targets, ctx.g.env, warnf);
-  const { repo, spec } = await openRepository(ctx, { wrap: o.dryRun ? dryRunBackend : undefined });
-  const started = Date.now();
-  const save = (journal?: string) =>
-    backup(repo, src.fs, src.pool(spec, repo, journal), {
-      ...archiverOptions(ctx, o, src, exclude, style, now),
-      journal: journal ? fileJournal(journal) : undefined,
-    });
+  const exclude = rejects(o, src.targets, ctx.globals.env, warnf);
+  let started = 0;
   // A dry run writes nothing, not even a lock (restic 0.18 openWithAppendLock).
-  const journal = journalFile(ctx, o, repo);
-  const result: BackupResult = o.dryRun ? await save() : await withLock(ctx, repo, false, () => journaled(ctx, repo, journal, style, save));
+  const result = await withRepository(
+    ctx,
+    'append',
+    ({ repo, spec }) => {
+      started = Date.now();
+      const save = (journal?: string) =>
+        backup(repo, src.fs, src.pool(spec, repo, journal), {
+          ...archiverOptions(ctx, o, src, exclude, style, now),
+          journal: journal ? fileJournal(journal) : undefined,
+        });
+      return journaled(ctx, repo, journalFile(ctx, o, repo), style, save);
+    },
+    { wrap: o.dryRun ? dryRunBackend : undefined, noLock: o.dryRun },
+  );
   printSummary(style, { result, dryRun: o.dryRun, seconds: (Date.now() - started) / 1000 });
   // restic exits 3 for every archiver error: unreadable sources and an unreadable parent alike.
   if (src.skipped || result.warnings.some((w) => w.code === 'SOURCE_READ' || w.repository)) {

@@ -4,12 +4,12 @@ import { encodeConfig } from '../../core/repository/config';
 import { parseKeyFile } from '../../core/repository/keyfile';
 import { findSnapshot } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
 import { snapshotJSON } from '../snapshot-json';
 
 export const summary = 'Print internal objects to stdout';
-export const flags: FlagSpecs = {};
+export const flags = defineFlags({});
 
 const indent = (o: unknown) => JSON.stringify(o, null, 2) + '\n';
 
@@ -21,17 +21,15 @@ async function resolve(repo: Repository, type: Exclude<FileType, 'config'>, pref
   return ids[0]!;
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const [what, id] = ctx.p.args;
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const [what, id] = ctx.args;
   const types = ['config', 'index', 'snapshot', 'key', 'masterkey', 'lock', 'pack', 'blob'];
   if (!what || !types.includes(what)) throw new CairnError('USAGE', `type must be one of (${types.join('|')})`);
-  const { repo } = await openRepository(ctx, { silent: true });
   const w = (s: string | Uint8Array) => (typeof s === 'string' ? ctx.out.stdout(s) : process.stdout.write(s));
-  await withLock(
+  await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
+    'read',
+    async ({ repo }) => {
       switch (what) {
         case 'config':
           w(indent(JSON.parse(encodeConfig(repo.config))));
@@ -74,7 +72,7 @@ export async function run(ctx: Context): Promise<number> {
         }
       }
     },
-    true,
+    { silent: true },
   );
   return 0;
 }

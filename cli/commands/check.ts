@@ -1,13 +1,13 @@
 import { check, parseSubset, type CheckProblem, type Subset } from '../../core/check';
 import { CairnError } from '../../core/errors';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
 import { nodeDecodePool } from '../pool/decode-pool';
 import os from 'node:os';
 
 export const summary = 'Check the repository for errors';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   'read-data': { type: 'bool', help: 'read all data blobs' },
   'read-data-subset': {
     type: 'string',
@@ -15,7 +15,7 @@ export const flags: FlagSpecs = {
   },
   'check-unused': { type: 'bool', help: 'accepted for restic compatibility (deprecated and ignored, as in restic)' },
   'with-cache': { type: 'bool', help: 'accepted for restic compatibility: cairn keeps no local cache, check always reads from the repository' },
-};
+});
 
 /** Packs restic names in `broken_packs` and in its `repair packs` hint: missing, truncated, or with bad data. */
 function brokenPacks(problems: CheckProblem[]): string[] {
@@ -31,14 +31,14 @@ function brokenPacks(problems: CheckProblem[]): string[] {
   return [...ids].sort();
 }
 
-function readDataSubset(ctx: Context): Subset | undefined {
-  const s = ctx.p.flags['read-data-subset'] as string | undefined;
+function readDataSubset(ctx: Context<typeof flags>): Subset | undefined {
+  const s = ctx.flags['read-data-subset'];
   if (s === undefined || s === '') return undefined;
-  if (ctx.p.flags['read-data'] === true) throw new CairnError('USAGE', 'check flags --read-data and --read-data-subset cannot be used together');
+  if (ctx.flags['read-data'] === true) throw new CairnError('USAGE', 'check flags --read-data and --read-data-subset cannot be used together');
   return parseSubset(s);
 }
 
-function printHints(ctx: Context, errors: CheckProblem[], hints: CheckProblem[], warnings: CheckProblem[], broken: string[]): void {
+function printHints(ctx: Context<typeof flags>, errors: CheckProblem[], hints: CheckProblem[], warnings: CheckProblem[], broken: string[]): void {
   for (const h of hints) ctx.out.stdout(`  ${h.message}\n`);
   if (hints.length && !errors.length)
     ctx.out.stdout(
@@ -54,26 +54,29 @@ function printHints(ctx: Context, errors: CheckProblem[], hints: CheckProblem[],
   }
 }
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const subset = readDataSubset(ctx);
-  const { repo } = await openRepository(ctx);
-  const say = (s: string) => !ctx.g.json && !ctx.g.quiet && ctx.out.stdout(s + '\n');
-  say('create exclusive lock for repository');
-  const readData = ctx.p.flags['read-data'] === true;
+  const say = (s: string) => !ctx.globals.json && !ctx.globals.quiet && ctx.out.stdout(s + '\n');
+  const readData = ctx.flags['read-data'] === true;
   // Blobs are verified on one thread per core while this one reads and hashes packs.
   const decoders = readData || subset ? nodeDecodePool() : undefined;
-  // The threads start on first use: an empty request starts them now, so they are up by the
-  // time the structure checks are done and the first pack is read.
-  decoders?.decodePack(repo.key, new Uint8Array(0), [], ctx.signal).catch(() => {});
-  const result = await withLock(ctx, repo, true, () =>
-    check(repo, {
-      readData,
-      readDataSubset: subset,
-      decodePack: decoders?.decodePack,
-      readConcurrency: os.availableParallelism() + 2,
-      signal: ctx.signal,
-      onMessage: say,
-    }),
+  const result = await withRepository(
+    ctx,
+    'exclusive',
+    ({ repo }) => {
+      // The threads start on first use: an empty request starts them now, so they are up by the
+      // time the structure checks are done and the first pack is read.
+      decoders?.decodePack(repo.key, new Uint8Array(0), [], ctx.signal).catch(() => {});
+      return check(repo, {
+        readData,
+        readDataSubset: subset,
+        decodePack: decoders?.decodePack,
+        readConcurrency: os.availableParallelism() + 2,
+        signal: ctx.signal,
+        onMessage: say,
+      });
+    },
+    { announce: true },
   ).finally(() => decoders?.close());
   const errors = result.problems.filter((p) => !p.hint);
   const hints = result.problems.filter((p) => p.kind === 'pack-unreferenced');
@@ -81,7 +84,7 @@ export async function run(ctx: Context): Promise<number> {
   const broken = brokenPacks(errors);
   ctx.log?.summary({ num_errors: errors.length });
   for (const e of errors) ctx.log?.error(e.message);
-  if (ctx.g.json) {
+  if (ctx.globals.json) {
     for (const e of errors) ctx.out.stderr(JSON.stringify({ message_type: 'error', message: e.message }) + '\n');
     ctx.out.stdout(
       JSON.stringify({

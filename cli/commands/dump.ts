@@ -5,8 +5,8 @@ import { CairnError, serializeError } from '../../core/errors';
 import { dumpTree, fileContent, tarDumpWriter, zipDumpWriter } from '../../core/restorer/dump';
 import { assertSafePath } from '../../core/data/node-name';
 import { lookupPath, splitPath } from '../../core/walker';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
 import { nodeDecodePool } from '../pool/decode-pool';
 import { resolveSnapshotArg } from '../snapshot-arg';
 
@@ -31,16 +31,19 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   archive: { type: 'string', short: 'a', help: 'set archive format as "tar" or "zip" (default "tar")' },
   target: { type: 'string', short: 't', help: 'write the output to target path' },
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host when the snapshot ID is "latest" (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist for snapshot ID "latest"' },
   path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path for snapshot ID "latest"' },
-};
+});
 
 /** Writes to stdout or the --target file, waiting for the stream to drain. */
-function output(ctx: Context, target: string | undefined): { write: (b: Uint8Array) => Promise<void>; close: () => Promise<void>; isTTY: boolean } {
+function output(
+  ctx: Context<typeof flags>,
+  target: string | undefined,
+): { write: (b: Uint8Array) => Promise<void>; close: () => Promise<void>; isTTY: boolean } {
   let stream: Writable = process.stdout;
   if (target) {
     try {
@@ -60,20 +63,18 @@ function output(ctx: Context, target: string | undefined): { write: (b: Uint8Arr
   };
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const f = ctx.p.flags;
-  if (ctx.p.args.length !== 2) throw new CairnError('USAGE', 'no file and no snapshot ID specified');
-  const archive = (f.archive as string | undefined) ?? 'tar';
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const f = ctx.flags;
+  const [ref, file] = ctx.args;
+  if (ref === undefined || file === undefined || ctx.args.length !== 2) throw new CairnError('USAGE', 'no file and no snapshot ID specified');
+  const archive = f.archive ?? 'tar';
   if (archive !== 'tar' && archive !== 'zip') throw new CairnError('USAGE', `unknown archive format "${archive}"`);
-  const [ref, file] = ctx.p.args as [string, string];
   const components = splitPath(file);
-  const { repo } = await openRepository(ctx, { silent: true });
-  return withLock(
+  return withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
-      const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
+    'read',
+    async ({ repo }) => {
+      const filter = { hosts: f.host, tags: f.tag, paths: f.path };
       const sn = await resolveSnapshotArg(repo, ref, filter, ctx.signal);
       await repo.loadIndex({ signal: ctx.signal });
       assertSafePath(components);
@@ -83,7 +84,7 @@ export async function run(ctx: Context): Promise<number> {
         const where = JSON.stringify('/' + components.join('/'));
         if (!node) throw new CairnError('NOT_FOUND', `cannot dump file: path ${where} not found in snapshot`);
         if (node.type === 'file') {
-          const out = output(ctx, f.target as string | undefined);
+          const out = output(ctx, f.target);
           for await (const b of fileContent(repo, node, ctx.signal)) await out.write(b);
           await out.close();
           return 0;
@@ -91,7 +92,7 @@ export async function run(ctx: Context): Promise<number> {
         if (node.type !== 'dir' || !node.subtree) throw new CairnError('USAGE', `cannot dump file: ${where} should be a file, but is a "${node.type}"`);
         tree = node.subtree;
       }
-      const out = output(ctx, f.target as string | undefined);
+      const out = output(ctx, f.target);
       if (out.isTTY) throw new CairnError('USAGE', 'cannot dump file: stdout is the terminal, please redirect output');
       const decoders = nodeDecodePool();
       const writer = archive === 'zip' ? zipDumpWriter(out.write) : tarDumpWriter(out.write);
@@ -110,6 +111,6 @@ export async function run(ctx: Context): Promise<number> {
       }
       return 0;
     },
-    true,
+    { silent: true },
   );
 }

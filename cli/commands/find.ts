@@ -1,11 +1,12 @@
 import { CairnError } from '../../core/errors';
 import type { ID } from '../../core/id';
 import { childMayMatch, matchPattern, parsePattern, type Pattern } from '../../core/filter/pattern';
-import { findSnapshot, listSnapshots, matches, type SnapshotEntry } from '../../core/repository/snapshots';
+import type { SnapshotEntry } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
 import { walk } from '../../core/walker';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
+import { findFiltered } from '../snapshot-filter';
 import { parseFindTime } from '../find-time';
 import { FindOutput } from '../find-output';
 
@@ -32,7 +33,7 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   oldest: { type: 'string', short: 'O', help: 'oldest modification date/time' },
   newest: { type: 'string', short: 'N', help: 'newest modification date/time' },
   snapshot: { type: 'strings', short: 's', help: 'snapshot id to search in (can be given multiple times)' },
@@ -46,7 +47,7 @@ export const flags: FlagSpecs = {
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host, when no snapshot ID is given (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist, when no snapshot-ID is given' },
   path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path, when no snapshot-ID is given' },
-};
+});
 
 interface PatternSearch {
   patterns: Pattern[];
@@ -121,41 +122,34 @@ function packBlobs(repo: Repository, packs: string[], q: IdSearch): void {
   if (missing.length) throw new CairnError('NOT_FOUND', `unable to find pack(s): [${missing.join(' ')}]`);
 }
 
-async function selectSnapshots(ctx: Context, repo: Repository): Promise<SnapshotEntry[]> {
-  const f = ctx.p.flags;
-  const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
-  const ids = (f.snapshot as string[] | undefined) ?? [];
-  let list: SnapshotEntry[] = [];
-  if (ids.length) for (const id of ids) list.push(await findSnapshot(repo, id, filter, ctx.signal));
-  else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
+async function selectSnapshots(ctx: Context<typeof flags>, repo: Repository): Promise<SnapshotEntry[]> {
+  const f = ctx.flags;
+  const list = await findFiltered(repo, f.snapshot ?? [], { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
   const dir = f.reverse === true ? 1 : -1;
   return list.sort((a, b) => dir * a.snapshot.time.compare(b.snapshot.time));
 }
 
-function patternSearch(ctx: Context, args: string[]): PatternSearch {
-  const f = ctx.p.flags;
+function patternSearch(ctx: Context<typeof flags>, args: string[]): PatternSearch {
+  const f = ctx.flags;
   const ignoreCase = f['ignore-case'] === true;
   const q: PatternSearch = { patterns: args.map((a) => parsePattern(ignoreCase ? a.toLowerCase() : a)), ignoreCase };
-  if (f.oldest !== undefined) q.oldest = parseFindTime(f.oldest as string);
-  if (f.newest !== undefined) q.newest = parseFindTime(f.newest as string);
+  if (f.oldest !== undefined) q.oldest = parseFindTime(f.oldest);
+  if (f.newest !== undefined) q.newest = parseFindTime(f.newest);
   if (q.oldest !== undefined && q.newest !== undefined && q.oldest > q.newest) throw new CairnError('USAGE', '--oldest must specify a time before --newest');
   return q;
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const args = ctx.p.args;
-  const f = ctx.p.flags;
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const args = ctx.args;
+  const f = ctx.flags;
   if (args.length === 0) throw new CairnError('USAGE', 'wrong number of arguments');
   const q = patternSearch(ctx, args);
   const kinds = [f.blob, f.tree, f.pack].filter((x) => x === true).length;
   if (kinds > 1) throw new CairnError('USAGE', 'cannot have several ID types');
-  const { repo } = await openRepository(ctx);
-  await withLock(
+  await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
-      await repo.loadIndex({ signal: ctx.signal });
+    'read',
+    async ({ repo }) => {
       const ids: IdSearch = { blobs: new Set(f.blob ? args : []), trees: new Set(f.tree ? args : []), treesFound: 0 };
       if (f.pack) packBlobs(repo, args, ids);
       const out = new FindOutput(ctx, f.long === true);
@@ -167,7 +161,7 @@ export async function run(ctx: Context): Promise<number> {
       out.finish();
       if (f['show-pack-id'] === true && byID) out.packsOf(repo, ids.blobs, ids.trees);
     },
-    true,
+    { loadIndex: true },
   );
   return 0;
 }

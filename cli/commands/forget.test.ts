@@ -58,8 +58,7 @@ describe('cairn forget flags (restic 0.18’s)', () => {
       ...GLOBAL_FLAGS,
       ...flags,
     });
-    const g = { compression: 'auto' } as Parameters<typeof pruneCliOptions>[0]['g'];
-    expect(pruneCliOptions({ g, p })).toEqual({
+    expect(pruneCliOptions(p.flags, 'auto')).toEqual({
       dryRun: false,
       maxUnused: { kind: 'percent', percent: 10 },
       maxRepackBytes: 1 << 30,
@@ -67,7 +66,7 @@ describe('cairn forget flags (restic 0.18’s)', () => {
       repackSmall: true,
       repackUncompressed: true,
     });
-    expect(pruneCliOptions({ g, p: parseArgs([], flags) }).maxUnused).toEqual({ kind: 'percent', percent: 5 });
+    expect(pruneCliOptions(parseArgs([], flags).flags, 'auto').maxUnused).toEqual({ kind: 'percent', percent: 5 });
   });
 
   it.each([

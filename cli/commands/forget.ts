@@ -23,18 +23,26 @@ import type { ID } from '../../core/id';
 import { findSnapshot, listSnapshots, matches, type SnapshotEntry, type SnapshotFilter } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
 import { formatDuration } from '../../core/progress';
-import type { FlagSpecs, Parsed } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags, type FlagSpec, type FlagValues } from '../args';
+import { withRepository, type Context } from '../context';
 import { forgetGroupText, forgetJSON, idSetText } from '../forget-output';
 import { errorLine } from '../output';
 import { pruneCliOptions, pruneFlags, pruneRepository } from './prune';
 
 export const summary = 'Remove snapshots from the repository';
 
-export const flags: FlagSpecs = {
-  ...Object.fromEntries(
-    POLICY_OPTIONS.map((o) => [o.flag, { type: o.field === 'tags' ? 'strings' : 'string', help: o.help, ...('short' in o ? { short: o.short } : {}) }]),
-  ),
+type PolicyOption = (typeof POLICY_OPTIONS)[number];
+
+/** restic's --keep-* flags: a list for --keep-tag, text for the others (counts may be 'unlimited'). */
+type PolicyFlags = { readonly [O in PolicyOption as O['flag']]: FlagSpec<O['field'] extends 'tags' ? 'strings' : 'string'> };
+
+/** The --keep-* flags from core's table of policy options, which holds their names and help. */
+const POLICY_FLAGS = Object.fromEntries(
+  POLICY_OPTIONS.map((o) => [o.flag, { type: o.field === 'tags' ? 'strings' : 'string', help: o.help, ...('short' in o ? { short: o.short } : {}) }]),
+) as PolicyFlags;
+
+export const flags = defineFlags({
+  ...POLICY_FLAGS,
   'unsafe-allow-remove-all': { type: 'bool', help: 'allow deleting all snapshots of a snapshot group' },
   host: { type: 'strings', help: 'only consider snapshots for this host (can be specified multiple times) (default: $RESTIC_HOST)' },
   hostname: { type: 'strings', help: 'deprecated: use --host' },
@@ -45,7 +53,7 @@ export const flags: FlagSpecs = {
   'dry-run': { type: 'bool', short: 'n', help: 'do not delete anything, just print what would be done' },
   prune: { type: 'bool', help: "automatically run the 'prune' command if snapshots have been removed" },
   ...pruneFlags,
-};
+});
 
 /** What forget's flags ask for (restic parses all of it before opening the repository). */
 export interface ForgetRequest {
@@ -55,16 +63,32 @@ export interface ForgetRequest {
   allowRemoveAll: boolean;
 }
 
-export function forgetRequest(f: Parsed['flags'], env: NodeJS.ProcessEnv): ForgetRequest {
-  const input: Record<string, unknown> = {};
-  for (const o of POLICY_OPTIONS) if (f[o.flag] !== undefined) input[o.input] = f[o.flag];
+function policyInput(f: FlagValues<PolicyFlags>): PolicyInput {
+  return {
+    keepLast: f['keep-last'],
+    keepHourly: f['keep-hourly'],
+    keepDaily: f['keep-daily'],
+    keepWeekly: f['keep-weekly'],
+    keepMonthly: f['keep-monthly'],
+    keepYearly: f['keep-yearly'],
+    keepWithin: f['keep-within'],
+    keepWithinHourly: f['keep-within-hourly'],
+    keepWithinDaily: f['keep-within-daily'],
+    keepWithinWeekly: f['keep-within-weekly'],
+    keepWithinMonthly: f['keep-within-monthly'],
+    keepWithinYearly: f['keep-within-yearly'],
+    keepTag: f['keep-tag'],
+  };
+}
+
+export function forgetRequest(f: FlagValues<typeof flags>, env: NodeJS.ProcessEnv): ForgetRequest {
   // --host defaults to $RESTIC_HOST (restic 0.18.1)
-  const given = [...((f.hostname as string[] | undefined) ?? []), ...((f.host as string[] | undefined) ?? [])];
+  const given = [...(f.hostname ?? []), ...(f.host ?? [])];
   const hosts = given.length ? given : env.RESTIC_HOST ? [env.RESTIC_HOST] : [];
   return {
-    policy: parsePolicy(input as PolicyInput),
-    filter: { hosts, tags: (f.tag as string[] | undefined) ?? [], paths: (f.path as string[] | undefined) ?? [] },
-    groupBy: parseGroupBy((f['group-by'] as string | undefined) ?? 'host,paths'),
+    policy: parsePolicy(policyInput(f)),
+    filter: { hosts, tags: f.tag ?? [], paths: f.path ?? [] },
+    groupBy: parseGroupBy(f['group-by'] ?? 'host,paths'),
     allowRemoveAll: f['unsafe-allow-remove-all'] === true,
   };
 }
@@ -79,10 +103,10 @@ export function planForget(req: ForgetRequest, all: readonly SnapshotEntry[], no
 }
 
 /** restic's SnapshotFilter.FindAll for explicit arguments: IDs (prefixes) and `latest` (which alone uses the filters). */
-async function findExplicit(ctx: Context, repo: Repository, filter: SnapshotFilter): Promise<ID[]> {
+async function findExplicit(ctx: Context<typeof flags>, repo: Repository, filter: SnapshotFilter): Promise<ID[]> {
   const ids = new Set<ID>();
   let usedFilter = false;
-  for (const arg of ctx.p.args) {
+  for (const arg of ctx.args) {
     if (arg.includes(':')) throw new CairnError('USAGE', `${arg}: <snapshot>:<subfolder> syntax not allowed`);
     if (arg === 'latest' && usedFilter) continue;
     usedFilter ||= arg === 'latest';
@@ -93,13 +117,13 @@ async function findExplicit(ctx: Context, repo: Repository, filter: SnapshotFilt
 }
 
 /** Applies the policy: prints restic's report and returns the IDs it removes. */
-async function decide(ctx: Context, repo: Repository, req: ForgetRequest): Promise<ID[]> {
+async function decide(ctx: Context<typeof flags>, repo: Repository, req: ForgetRequest): Promise<ID[]> {
   const all = await listSnapshots(repo, { signal: ctx.signal });
   const groups = planForget(req, all, GoTime.fromDate(new Date()), localZone);
-  if (!ctx.g.json && !ctx.g.quiet) ctx.out.stdout(`Applying Policy: ${policyString(req.policy)}\n`);
+  if (!ctx.globals.json && !ctx.globals.quiet) ctx.out.stdout(`Applying Policy: ${policyString(req.policy)}\n`);
   checkGroups(groups, req.policy);
-  if (!ctx.g.json) {
-    const opts = { compact: ctx.p.flags.compact === true, verbose: ctx.g.verbose, quiet: ctx.g.quiet };
+  if (!ctx.globals.json) {
+    const opts = { compact: ctx.flags.compact === true, verbose: ctx.globals.verbose, quiet: ctx.globals.quiet };
     for (const g of groups) ctx.out.stdout(forgetGroupText(g, opts));
   } else if (groups.length) {
     ctx.out.stdout(forgetJSON(groups));
@@ -108,7 +132,7 @@ async function decide(ctx: Context, repo: Repository, req: ForgetRequest): Promi
 }
 
 /** Removes the snapshot files (restic: a counter "files deleted"); returns restic's exit code. */
-async function remove(ctx: Context, repo: Repository, ids: readonly ID[]): Promise<number> {
+async function remove(ctx: Context<typeof flags>, repo: Repository, ids: readonly ID[]): Promise<number> {
   const started = Date.now();
   let removed = 0;
   const failed = await removeSnapshots(repo, ids, {
@@ -116,7 +140,7 @@ async function remove(ctx: Context, repo: Repository, ids: readonly ID[]): Promi
     onRemoved: () => void removed++,
     onError: (id) => ctx.out.stderr(`unable to remove snapshots/${id} from the repository\n`),
   });
-  if (!ctx.g.json && !ctx.g.quiet) {
+  if (!ctx.globals.json && !ctx.globals.quiet) {
     ctx.out.stdout(`[${formatDuration((Date.now() - started) / 1000)}] 100.00%  ${removed} / ${ids.length} files deleted\n`);
   }
   if (failed.length === 0) return 0;
@@ -124,22 +148,20 @@ async function remove(ctx: Context, repo: Repository, ids: readonly ID[]): Promi
   return 3;
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const f = ctx.p.flags;
-  const req = forgetRequest(f, ctx.g.env);
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const f = ctx.flags;
+  const req = forgetRequest(f, ctx.globals.env);
   // Checked before the repository is opened, with or without --prune (restic's verifyPruneOptions).
-  const pruneOptions = pruneCliOptions(ctx);
+  const pruneOptions = pruneCliOptions(f, ctx.globals.compression);
   const dryRun = f['dry-run'] === true;
-  if (ctx.g.noLock && !dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for forget command');
-  const { repo } = await openRepository(ctx, { silent: !ctx.out.isTTY });
-  return withLock(
+  if (ctx.globals.noLock && !dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for forget command');
+  return withRepository(
     ctx,
-    repo,
-    true,
-    async () => {
-      const ids = ctx.p.args.length ? await findExplicit(ctx, repo, req.filter) : await decide(ctx, repo, req);
+    'exclusive',
+    async ({ repo }) => {
+      const ids = ctx.args.length ? await findExplicit(ctx, repo, req.filter) : await decide(ctx, repo, req);
       if (ids.length === 0) return 0;
-      const say = (s: string) => !ctx.g.json && !ctx.g.quiet && ctx.out.stdout(s);
+      const say = (s: string) => !ctx.globals.json && !ctx.globals.quiet && ctx.out.stdout(s);
       if (dryRun) say(`Would have removed the following snapshots:\n${idSetText(ids)}\n\n`);
       const code = dryRun ? 0 : await remove(ctx, repo, ids);
       if (code !== 0 || f.prune !== true) return code;
@@ -147,7 +169,6 @@ export async function run(ctx: Context): Promise<number> {
       // Under forget's lock; a dry run's plan counts the snapshots it would have removed as gone.
       return pruneRepository(ctx, repo, { ...pruneOptions, dryRun, ignoreSnapshots: new Set(ids) });
     },
-    false,
-    dryRun && ctx.g.noLock,
+    { silent: !ctx.out.isTTY, noLock: dryRun && ctx.globals.noLock },
   );
 }

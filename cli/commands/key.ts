@@ -6,15 +6,15 @@ import type { Repository } from '../../core/repository/repository';
 import { GoTime } from '../../core/data/go-time';
 import { goTimeString } from '../../core/data/snapshot-string';
 import type { ID } from '../../core/id';
-import type { FlagSpecs } from '../args';
-import { newKeyParams, openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { newKeyParams, withLock, withRepository, type Context } from '../context';
 import { askPassword, goTrimSpace, localOwner } from '../global';
 import { openBackend, parseLocation } from '../location';
 import { table } from '../output';
 
 export const summary = 'Manage keys (passwords)';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   'new-password-file': { type: 'string', help: 'file from which to read the new password' },
   'new-insecure-no-password': { type: 'bool', help: 'add an empty password for the repository (insecure)' },
   'from-masterkey': {
@@ -23,12 +23,12 @@ export const flags: FlagSpecs = {
   },
   user: { type: 'string', help: 'the username for new key' },
   host: { type: 'string', help: 'the hostname for new key' },
-};
+});
 
 /** restic getNewPassword: --new-insecure-no-password, --new-password-file (trimmed), or asked twice. */
-async function newPassword(ctx: Context): Promise<string> {
-  const file = ctx.p.flags['new-password-file'] as string | undefined;
-  if (ctx.p.flags['new-insecure-no-password'] === true) {
+async function newPassword(ctx: Context<typeof flags>): Promise<string> {
+  const file = ctx.flags['new-password-file'];
+  if (ctx.flags['new-insecure-no-password'] === true) {
     if (file) throw new CairnError('USAGE', 'only either --new-password-file or --new-insecure-no-password may be specified');
     return '';
   }
@@ -56,10 +56,10 @@ interface NewKey {
 }
 
 /** Writes a key for the repository's master key and proves it opens (restic switchToNewKeyAndRemoveIfBroken). */
-async function writeKey(ctx: Context, repo: Repository, pw: string): Promise<NewKey> {
+async function writeKey(ctx: Context<typeof flags>, repo: Repository, pw: string): Promise<NewKey> {
   const owner = localOwner();
   const created = GoTime.fromDate(new Date());
-  const who = { username: (ctx.p.flags.user as string | undefined) || owner.username, hostname: (ctx.p.flags.host as string | undefined) || owner.hostname };
+  const who = { username: ctx.flags.user || owner.username, hostname: ctx.flags.host || owner.hostname };
   const kdf = await newKeyParams(ctx);
   const id = await addKey(repo.backend, repo.key, pw, { ...who, created: created.format() }, kdf);
   try {
@@ -72,13 +72,11 @@ async function writeKey(ctx: Context, repo: Repository, pw: string): Promise<New
   return { id, created, ...who };
 }
 
-async function list(ctx: Context): Promise<void> {
-  const { repo } = await openRepository(ctx, { silent: ctx.g.json });
-  const infos = await withLock(
+async function list(ctx: Context<typeof flags>): Promise<void> {
+  const { repo, infos } = await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
+    'read',
+    async ({ repo }) => {
       const out: KeyFileInfo[] = [];
       for (const id of await repo.listIDs('keys', ctx.signal)) {
         try {
@@ -87,13 +85,13 @@ async function list(ctx: Context): Promise<void> {
           ctx.out.stderr(`LoadKey() failed: ${serializeError(e).message}\n`);
         }
       }
-      return out;
+      return { repo, infos: out };
     },
-    true,
+    { silent: ctx.globals.json },
   );
   infos.sort((a, b) => localTime(a.created).localeCompare(localTime(b.created)) || (a.id < b.id ? -1 : 1));
   const rows = infos.map((k) => ({ current: k.id === repo.keyID, id: k.id, userName: k.username, hostName: k.hostname, created: localTime(k.created) }));
-  if (ctx.g.json) ctx.out.stdout(JSON.stringify(rows) + '\n');
+  if (ctx.globals.json) ctx.out.stdout(JSON.stringify(rows) + '\n');
   else
     ctx.out.stdout(
       table(
@@ -111,37 +109,39 @@ function localTime(rfc3339: string): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-async function add(ctx: Context): Promise<void> {
-  const masterFile = ctx.p.flags['from-masterkey'] as string | undefined;
-  let repo: Repository;
-  if (masterFile) {
-    let text: string;
-    try {
-      text = fs.readFileSync(masterFile, 'utf8');
-    } catch (e) {
-      throw new CairnError('USAGE', `cannot read master key file ${masterFile}: ${(e as Error).message}`, { cause: e });
-    }
-    repo = await openWithMasterKey(await openBackend(parseLocation(ctx.g.repo, ctx.g.env)), parseMasterKey(text), ctx.signal);
-  } else repo = (await openRepository(ctx)).repo;
-  const pw = await newPassword(ctx);
-  const k = await withLock(ctx, repo, false, () => writeKey(ctx, repo, pw));
-  if (!ctx.g.quiet) ctx.out.stdout(`saved new key with ID ${k.id}\n`);
+/** `key add --from-masterkey FILE`: the repository opened with the master key `cat masterkey` printed. */
+async function openWithMasterKeyFile(ctx: Context, file: string): Promise<Repository> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CairnError('USAGE', `cannot read master key file ${file}: ${(e as Error).message}`, { cause: e });
+  }
+  return openWithMasterKey(await openBackend(parseLocation(ctx.globals.repo, ctx.globals.env)), parseMasterKey(text), ctx.signal);
 }
 
-async function passwd(ctx: Context): Promise<void> {
-  const { repo } = await openRepository(ctx);
-  const pw = await newPassword(ctx);
-  const k = await withLock(ctx, repo, true, async () => {
-    const k = await writeKey(ctx, repo, pw);
+async function add(ctx: Context<typeof flags>): Promise<void> {
+  const masterFile = ctx.flags['from-masterkey'];
+  const saveNewKey = async (repo: Repository) => writeKey(ctx, repo, await newPassword(ctx));
+  let k: NewKey;
+  if (masterFile) {
+    const repo = await openWithMasterKeyFile(ctx, masterFile);
+    k = await withLock(ctx, repo, 'append', () => saveNewKey(repo));
+  } else k = await withRepository(ctx, 'append', ({ repo }) => saveNewKey(repo));
+  if (!ctx.globals.quiet) ctx.out.stdout(`saved new key with ID ${k.id}\n`);
+}
+
+async function passwd(ctx: Context<typeof flags>): Promise<void> {
+  const k = await withRepository(ctx, 'exclusive', async ({ repo }) => {
+    const k = await writeKey(ctx, repo, await newPassword(ctx));
     await repo.backend.remove({ type: 'keys', name: repo.keyID }, { signal: ctx.signal });
     return k;
   });
-  if (!ctx.g.quiet) ctx.out.stdout(`saved new key as <Key of ${k.username}@${k.hostname}, created on ${goTimeString(k.created)}>\n`);
+  if (!ctx.globals.quiet) ctx.out.stdout(`saved new key as <Key of ${k.username}@${k.hostname}, created on ${goTimeString(k.created)}>\n`);
 }
 
-async function remove(ctx: Context, prefix: string): Promise<void> {
-  const { repo } = await openRepository(ctx);
-  const id = await withLock(ctx, repo, true, async () => {
+async function remove(ctx: Context<typeof flags>, prefix: string): Promise<void> {
+  const id = await withRepository(ctx, 'exclusive', async ({ repo }) => {
     const ids = (await repo.listIDs('keys', ctx.signal)).filter((id) => id.startsWith(prefix));
     if (ids.length === 0) throw new CairnError('NOT_FOUND', `no matching ID found for prefix "${prefix}"`);
     if (ids.length > 1) throw new CairnError('AMBIGUOUS_ID', `multiple IDs with prefix "${prefix}" found`);
@@ -149,12 +149,12 @@ async function remove(ctx: Context, prefix: string): Promise<void> {
     await repo.backend.remove({ type: 'keys', name: ids[0]! }, { signal: ctx.signal });
     return ids[0]!;
   });
-  if (!ctx.g.quiet) ctx.out.stdout(`removed key ${id}\n`);
+  if (!ctx.globals.quiet) ctx.out.stdout(`removed key ${id}\n`);
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const [sub, ...args] = ctx.p.args;
-  if (ctx.p.flags['from-masterkey'] !== undefined && sub !== 'add') throw new CairnError('USAGE', '--from-masterkey only applies to key add');
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const [sub, ...args] = ctx.args;
+  if (ctx.flags['from-masterkey'] !== undefined && sub !== 'add') throw new CairnError('USAGE', '--from-masterkey only applies to key add');
   const noArgs = () => {
     if (args.length)
       throw new CairnError('USAGE', `the key ${sub} command expects no arguments, only options - please see \`cairn key --help\` for usage and flags`);

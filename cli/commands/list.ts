@@ -1,20 +1,18 @@
 import { CairnError } from '../../core/errors';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
 
 export const summary = 'List objects in the repository';
-export const flags: FlagSpecs = {};
+export const flags = defineFlags({});
 
-export async function run(ctx: Context): Promise<number> {
-  const what = ctx.p.args[0];
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const what = ctx.args[0];
   const map = { keys: 'keys', snapshots: 'snapshots', index: 'index', packs: 'data', locks: 'locks' } as const;
-  const { repo } = await openRepository(ctx, { silent: true });
   // Like restic, listing locks takes none (it would list itself).
-  await withLock(
+  await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
+    'read',
+    async ({ repo }) => {
       if (what === 'blobs') {
         await repo.loadIndex({ signal: ctx.signal });
         for (const b of repo.index.entries()) ctx.out.stdout(`${b.type} ${b.id}\n`);
@@ -24,8 +22,7 @@ export async function run(ctx: Context): Promise<number> {
       if (!type) throw new CairnError('USAGE', 'type must be one of (blobs|packs|index|snapshots|keys|locks)');
       for (const id of await repo.listIDs(type, ctx.signal)) ctx.out.stdout(id + '\n');
     },
-    true,
-    what === 'locks',
+    { silent: true, noLock: what === 'locks' },
   );
   return 0;
 }

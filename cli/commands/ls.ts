@@ -3,8 +3,8 @@ import { goFileModeString } from '../../core/data/file-mode';
 import type { Node } from '../../core/data/node';
 import type { GoTime } from '../../core/data/go-time';
 import { walk } from '../../core/walker';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
 import { goStringify } from '../go-json-out';
 import { formatNode } from '../node-format';
 import { resolveSnapshotArg } from '../snapshot-arg';
@@ -38,7 +38,7 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   long: { type: 'bool', short: 'l', help: 'use a long listing format showing size and mode' },
   recursive: { type: 'bool', help: 'include files in subfolders of the listed directories' },
   sort: { type: 'string', short: 's', help: 'sort output by (name|size|time=mtime|atime|ctime|extension)' },
@@ -49,7 +49,7 @@ export const flags: FlagSpecs = {
     type: 'strings',
     help: 'only consider snapshots which include this (absolute) path, when snapshot ID "latest" is given (can be specified multiple times)',
   },
-};
+});
 
 /** restic 0.18 lsNodeOutput: size for files only, permissions always, inode when set. */
 function nodeJSON(path: string, n: Node): string {
@@ -120,35 +120,32 @@ const hasPrefix = (prefix: string, p: string) => {
   return a.length <= b.length && a.every((c, i) => c === b[i]);
 };
 
-export async function run(ctx: Context): Promise<number> {
-  const [ref, ...dirs] = ctx.p.args;
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const [ref, ...dirs] = ctx.args;
   if (!ref) throw new CairnError('USAGE', "no snapshot ID specified, specify snapshot ID or use special ID 'latest'");
   if (dirs.some((d) => !d.startsWith('/'))) throw new CairnError('USAGE', "All path filters must be absolute, starting with a forward slash '/'");
-  const f = ctx.p.flags;
-  const sortMode = (f.sort as string | undefined) ?? 'name';
+  const f = ctx.flags;
+  const sortMode = f.sort ?? 'name';
   const sorted = sortMode !== 'name' || f.reverse === true;
   sortEntries([], sortMode, false);
-  const { repo } = await openRepository(ctx);
-  await withLock(
+  await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
-      await repo.loadIndex({ signal: ctx.signal });
-      const sn = await resolveSnapshotArg(repo, ref, { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] }, ctx.signal);
+    'read',
+    async ({ repo }) => {
+      const sn = await resolveSnapshotArg(repo, ref, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
       const withinDir = (p: string) => dirs.length === 0 || dirs.some((d) => hasPrefix(d, p));
       const approaching = (p: string) => dirs.length === 0 || dirs.some((d) => hasPrefix(p, d));
       const recursive = f.recursive === true;
       const collected: Entry[] = [];
       const print = (e: Entry) => {
-        if (ctx.g.json) ctx.out.stdout(nodeJSON(e.path, e.node) + '\n');
+        if (ctx.globals.json) ctx.out.stdout(nodeJSON(e.path, e.node) + '\n');
         else ctx.out.stdout(formatNode(e.path, e.node, f.long === true) + '\n');
       };
-      if (ctx.g.json)
+      if (ctx.globals.json)
         ctx.out.stdout(
           goStringify({ ...(snapshotJSON(sn.id, sn.snapshot) as Record<string, never>), message_type: 'snapshot', struct_type: 'snapshot' }) + '\n',
         );
-      else if (!ctx.g.quiet)
+      else if (!ctx.globals.quiet)
         ctx.out.stdout(
           `snapshot ${sn.id.slice(0, 8)} of [${sn.snapshot.paths.join(' ')}] filtered by [${dirs.join(' ')}] at ${goTimeString(sn.snapshot.time)}):\n`,
         );
@@ -161,7 +158,7 @@ export async function run(ctx: Context): Promise<number> {
       }
       for (const e of sorted ? sortEntries(collected, sortMode, f.reverse === true) : []) print(e);
     },
-    true,
+    { loadIndex: true },
   );
   return 0;
 }

@@ -18,9 +18,8 @@ import {
   tokenHash,
   DEFAULT_EXPIRES_SECONDS,
   type PresignFileConfig,
-  type Role,
 } from '../../core/presign';
-import type { FlagSpecs } from '../args';
+import { defineFlags, oneOf } from '../args';
 import type { Context } from '../context';
 import { configPath, fileDevices, readConfig, writeConfig } from '../presign/config-file';
 import { startNodeServer } from '../presign/node-server';
@@ -28,7 +27,7 @@ import { startNodeServer } from '../presign/node-server';
 export const summary = 'Run and administer a presign endpoint (devices back up without the bucket keys)';
 export const usage = 'init|serve|token add|token list|token revoke [flags]';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   config: { type: 'string', help: 'the endpoint configuration file (default $CAIRN_PRESIGN_CONFIG)' },
   name: { type: 'string', help: 'token add/revoke: the device name' },
   role: { type: 'string', help: 'token add: read, append-only (default) or maintenance' },
@@ -39,13 +38,13 @@ export const flags: FlagSpecs = {
   origin: { type: 'strings', help: 'init: a browser origin allowed to use the endpoint (repeatable)' },
   'path-style': { type: 'bool', help: 'init: path-style bucket URLs (host/bucket/key)' },
   listen: { type: 'string', help: 'serve/init: host:port to listen on (default 127.0.0.1:8788)' },
-};
+});
 
 const MAX_BODY = 8 * 1024;
 
-export async function run(ctx: Context): Promise<number> {
-  const [sub, verb] = ctx.p.args;
-  const file = configPath(ctx.p.flags.config as string | undefined, ctx.g.env);
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const [sub, verb] = ctx.args;
+  const file = configPath(ctx.flags.config, ctx.globals.env);
   if (sub === 'init') return init(ctx, file);
   if (sub === 'serve') return serve(ctx, file);
   if (sub === 'token' && verb === 'add') return addToken(ctx, file);
@@ -54,9 +53,9 @@ export async function run(ctx: Context): Promise<number> {
   throw new CairnError('USAGE', `usage: cairn presign ${usage}`);
 }
 
-function init(ctx: Context, file: string): number {
+function init(ctx: Context<typeof flags>, file: string): number {
   if (fs.existsSync(file)) throw new CairnError('ALREADY_EXISTS', `${file} already exists`);
-  const f = ctx.p.flags;
+  const f = ctx.flags;
   const config = parsePresignConfig({
     s3: { endpoint: f['s3-endpoint'], bucket: f.bucket, ...(f.region ? { region: f.region } : {}), ...(f['path-style'] ? { pathStyle: true } : {}) },
     prefix: f.prefix ?? '',
@@ -70,10 +69,10 @@ function init(ctx: Context, file: string): number {
   return 0;
 }
 
-async function addToken(ctx: Context, file: string): Promise<number> {
-  const name = ctx.p.flags.name as string | undefined;
-  const role = ((ctx.p.flags.role as string | undefined) ?? 'append-only') as Role;
-  if (!ROLES.includes(role)) throw new CairnError('USAGE', `--role must be one of ${ROLES.join(', ')}`);
+async function addToken(ctx: Context<typeof flags>, file: string): Promise<number> {
+  const name = ctx.flags.name;
+  const role = oneOf(ROLES, ctx.flags.role ?? 'append-only');
+  if (!role) throw new CairnError('USAGE', `--role must be one of ${ROLES.join(', ')}`);
   const config = readConfig(file);
   if (!name) throw new CairnError('USAGE', 'token add needs --name');
   if (config.devices.some((d) => d.name === name)) throw new CairnError('ALREADY_EXISTS', `a device named "${name}" exists; revoke it first`);
@@ -83,40 +82,40 @@ async function addToken(ctx: Context, file: string): Promise<number> {
     devices: [...config.devices, { name, role, tokenSha256: await tokenHash(token), created: new Date().toISOString() }],
   };
   writeConfig(file, parsePresignConfig(next));
-  if (ctx.g.json) ctx.out.stdout(JSON.stringify({ name, role, token }) + '\n');
+  if (ctx.globals.json) ctx.out.stdout(JSON.stringify({ name, role, token }) + '\n');
   else ctx.out.stdout(`device "${name}" (${role}) added. Its token, shown only now:\n\n  ${token}\n\nGive it to the device as CAIRN_PRESIGN_TOKEN.\n`);
   return 0;
 }
 
-function listTokens(ctx: Context, file: string): number {
+function listTokens(ctx: Context<typeof flags>, file: string): number {
   const { devices } = readConfig(file);
-  if (ctx.g.json) ctx.out.stdout(JSON.stringify(devices.map(({ name, role, created }) => ({ name, role, created }))) + '\n');
+  if (ctx.globals.json) ctx.out.stdout(JSON.stringify(devices.map(({ name, role, created }) => ({ name, role, created }))) + '\n');
   else for (const d of devices) ctx.out.stdout(`${d.name.padEnd(20)} ${d.role.padEnd(12)} ${d.created ?? ''}\n`);
   return 0;
 }
 
-function revokeToken(ctx: Context, file: string): number {
-  const name = ctx.p.flags.name as string | undefined;
+function revokeToken(ctx: Context<typeof flags>, file: string): number {
+  const name = ctx.flags.name;
   const config = readConfig(file);
   if (!name || !config.devices.some((d) => d.name === name)) throw new CairnError('NOT_FOUND', `no device named "${name ?? ''}"`);
   writeConfig(file, { ...config, devices: config.devices.filter((d) => d.name !== name) });
-  if (!ctx.g.quiet) ctx.out.stdout(`device "${name}" revoked\n`);
+  if (!ctx.globals.quiet) ctx.out.stdout(`device "${name}" revoked\n`);
   return 0;
 }
 
-async function serve(ctx: Context, file: string): Promise<number> {
+async function serve(ctx: Context<typeof flags>, file: string): Promise<number> {
   const config = readConfig(file);
-  const listen = (ctx.p.flags.listen as string | undefined) ?? config.listen ?? '127.0.0.1:8788';
+  const listen = ctx.flags.listen ?? config.listen ?? '127.0.0.1:8788';
   const at = listen.lastIndexOf(':');
   const handler = presignHandler({
-    s3: s3SignerFromConfig(config, ctx.g.env),
+    s3: s3SignerFromConfig(config, ctx.globals.env),
     prefix: config.prefix ?? '',
     devices: fileDevices(file),
     origins: config.origins ?? [],
     expiresSeconds: config.expiresSeconds ?? DEFAULT_EXPIRES_SECONDS,
     maxBodyBytes: MAX_BODY,
     onAnswer: (a) => {
-      if (a.status >= 400 || ctx.g.verbose) ctx.out.stderr(`${a.status} ${a.device ?? '-'} ${a.method ?? ''} ${a.key ?? ''} ${a.reason ?? ''}\n`);
+      if (a.status >= 400 || ctx.globals.verbose) ctx.out.stderr(`${a.status} ${a.device ?? '-'} ${a.method ?? ''} ${a.key ?? ''} ${a.reason ?? ''}\n`);
     },
   });
   const server = await startNodeServer(handler, {

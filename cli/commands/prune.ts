@@ -7,15 +7,16 @@
 import { CairnError } from '../../core/errors';
 import type { ID } from '../../core/id';
 import { executePrune, parseMaxUnused, parseRepackSmallerThan, parseSize, planPrune, type PruneOptions, type PruneProgress } from '../../core/prune';
+import type { CompressionMode } from '../../core/repository/blob-codec';
 import type { Repository } from '../../core/repository/repository';
-import type { FlagSpecs, Parsed } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags, type FlagValues } from '../args';
+import { withRepository, type Context } from '../context';
 import { pruneProgress, pruneStatsJSON, pruneStatsText } from '../prune-output';
 
 export const summary = 'Remove unneeded data from the repository';
 
 /** The flags `forget --prune` takes too (restic's AddLimitedFlags). */
-export const pruneFlags: FlagSpecs = {
+export const pruneFlags = defineFlags({
   'max-unused': {
     type: 'string',
     help: 'tolerate given limit of unused data (absolute value in bytes with suffixes k/K, m/M, g/G, t/T, a value in % or the word \'unlimited\') (default "5%")',
@@ -25,12 +26,12 @@ export const pruneFlags: FlagSpecs = {
   'repack-small': { type: 'bool', help: 'repack pack files below 80% of target pack size' },
   'repack-uncompressed': { type: 'bool', help: 'repack all uncompressed data' },
   'repack-smaller-than': { type: 'string', help: 'pack below-limit packfiles (allowed suffixes: k/K, m/M)' },
-};
+});
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   ...pruneFlags,
   'dry-run': { type: 'bool', short: 'n', help: 'do not modify the repository, just print what would be done' },
-};
+});
 
 export interface PruneCliOptions extends PruneOptions {
   dryRun: boolean;
@@ -39,28 +40,26 @@ export interface PruneCliOptions extends PruneOptions {
 }
 
 /** The prune flags of a command line (prune's or forget's), checked as restic checks them. */
-export function pruneCliOptions(ctx: Pick<Context, 'g'> & { p: Parsed }): PruneCliOptions {
-  const f = ctx.p.flags;
+export function pruneCliOptions(f: FlagValues<typeof flags>, compression: CompressionMode): PruneCliOptions {
   const opts: PruneCliOptions = {
     dryRun: f['dry-run'] === true,
-    maxUnused: parseMaxUnused((f['max-unused'] as string | undefined) ?? '5%'),
+    maxUnused: parseMaxUnused(f['max-unused'] ?? '5%'),
     repackCacheableOnly: f['repack-cacheable-only'] === true,
     repackSmall: f['repack-small'] === true,
     repackUncompressed: f['repack-uncompressed'] === true,
   };
-  if (f['max-repack-size'] !== undefined) opts.maxRepackBytes = parseSize(f['max-repack-size'] as string);
-  if (f['repack-smaller-than'] !== undefined) opts.repackSmallerThan = parseRepackSmallerThan(f['repack-smaller-than'] as string);
-  if (opts.repackUncompressed && ctx.g.compression === 'off') {
+  if (f['max-repack-size'] !== undefined) opts.maxRepackBytes = parseSize(f['max-repack-size']);
+  if (f['repack-smaller-than'] !== undefined) opts.repackSmallerThan = parseRepackSmallerThan(f['repack-smaller-than']);
+  if (opts.repackUncompressed && compression === 'off') {
     throw new CairnError('USAGE', 'disabled compression and `--repack-uncompressed` are mutually exclusive');
   }
   return opts;
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const opts = pruneCliOptions(ctx);
-  if (ctx.g.noLock && !opts.dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for prune command');
-  const { repo } = await openRepository(ctx);
-  return withLock(ctx, repo, true, () => pruneRepository(ctx, repo, opts), false, opts.dryRun && ctx.g.noLock);
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const opts = pruneCliOptions(ctx.flags, ctx.globals.compression);
+  if (ctx.globals.noLock && !opts.dryRun) throw new CairnError('USAGE', '--no-lock is only applicable in combination with --dry-run for prune command');
+  return withRepository(ctx, 'exclusive', ({ repo }) => pruneRepository(ctx, repo, opts), { noLock: opts.dryRun && ctx.globals.noLock });
 }
 
 /**
@@ -68,16 +67,16 @@ export async function run(ctx: Context): Promise<number> {
  * exclusive lock the caller holds. Returns the exit code.
  */
 export async function pruneRepository(ctx: Context, repo: Repository, opts: PruneCliOptions): Promise<number> {
-  const text = !ctx.g.json && !ctx.g.quiet;
+  const text = !ctx.globals.json && !ctx.globals.quiet;
   const say = (s: string) => text && ctx.out.stdout(s + '\n');
-  const verbose = (s: string) => text && ctx.g.verbose && ctx.out.stdout(s + '\n');
+  const verbose = (s: string) => text && ctx.globals.verbose && ctx.out.stdout(s + '\n');
   const progress = text ? pruneProgress(ctx.out, say) : undefined;
   const onProgress = (p: PruneProgress) => progress?.(p);
   const plan = await planPrune(repo, { ...opts, signal: ctx.signal, onProgress });
   for (const w of plan.warnings) ctx.out.stderr(w + '\n');
   if (opts.dryRun) say('\nWould have made the following changes:');
-  if (ctx.g.json) ctx.out.stdout(JSON.stringify(pruneStatsJSON(plan.stats)) + '\n');
-  else if (!ctx.g.quiet) ctx.out.stdout(pruneStatsText(plan.stats, ctx.g.verbose));
+  if (ctx.globals.json) ctx.out.stdout(JSON.stringify(pruneStatsJSON(plan.stats)) + '\n');
+  else if (!ctx.globals.quiet) ctx.out.stdout(pruneStatsText(plan.stats, ctx.globals.verbose));
   if (opts.dryRun) {
     const set = (ids: readonly ID[]) =>
       `{${[...ids]

@@ -6,21 +6,21 @@ import path from 'node:path';
 import { CairnError } from '../../core/errors';
 import { findSnapshot } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
-import { OVERWRITE_MODES, restore, type OverwriteMode, type RestoreOptions, type RestoreResult } from '../../core/restorer';
+import { OVERWRITE_MODES, restore, type RestoreOptions, type RestoreResult } from '../../core/restorer';
 import { lookupPath, splitPath } from '../../core/walker';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags, oneOf } from '../args';
+import { withRepository, type Context } from '../context';
 import { nodeRestoreTarget } from '../adapters/node-restore-target';
 import { nodeDecodePool } from '../pool/decode-pool';
-import { collectPatterns, patternFlags } from '../pattern-options';
+import { collectPatterns, EXCLUDE_FLAGS, INCLUDE_FLAGS } from '../pattern-options';
 import { errorMessage, goDuration, goTimeString, itemLine, restoreProgress, resultState, summaryFields, summaryLine, summaryMessage } from '../restore-output';
 
 export const summary = 'Extract the data from a snapshot';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   target: { type: 'string', short: 't', help: 'directory to extract data to' },
-  ...patternFlags('exclude', 'e'),
-  ...patternFlags('include', 'i'),
+  ...EXCLUDE_FLAGS,
+  ...INCLUDE_FLAGS,
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host when the snapshot ID is "latest"' },
   tag: { type: 'strings', help: 'only consider snapshots which include this tag[,tag,...] for snapshot ID "latest"' },
   path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path for snapshot ID "latest"' },
@@ -28,7 +28,7 @@ export const flags: FlagSpecs = {
   verify: { type: 'bool', help: 'verify restored files content' },
   overwrite: { type: 'string', help: 'overwrite behavior, one of (always|if-changed|if-newer|never) (default always)' },
   delete: { type: 'bool', help: "delete files from target directory if they do not exist in snapshot. Use '--dry-run -v' to check what would be deleted" },
-};
+});
 
 interface Request {
   ref: string;
@@ -38,14 +38,14 @@ interface Request {
 }
 
 /** The command line as restic checks it, in restic's order and words. */
-function parseRequest(ctx: Context): Request {
-  const f = ctx.p.flags;
-  const exclude = collectPatterns('exclude', ctx.p, ctx.g.env);
-  const include = collectPatterns('include', ctx.p, ctx.g.env);
-  const args = ctx.p.args;
+function parseRequest(ctx: Context<typeof flags>): Request {
+  const f = ctx.flags;
+  const exclude = collectPatterns('exclude', f, ctx.globals.env);
+  const include = collectPatterns('include', f, ctx.globals.env);
+  const args = ctx.args;
   if (args.length === 0) throw new CairnError('USAGE', 'no snapshot ID specified');
   if (args.length > 1) throw new CairnError('USAGE', `more than one snapshot ID specified: [${args.join(' ')}]`);
-  const target = (f.target as string | undefined) ?? '';
+  const target = f.target ?? '';
   if (!target) throw new CairnError('USAGE', 'please specify a directory to restore to (--target)');
   const hasExcludes = exclude.patterns.length + exclude.insensitive.length > 0;
   const hasIncludes = include.patterns.length + include.insensitive.length > 0;
@@ -54,11 +54,12 @@ function parseRequest(ctx: Context): Request {
   if (dryRun && f.verify === true) throw new CairnError('USAGE', '--dry-run and --verify are mutually exclusive');
   if (f.delete === true && path.resolve(target) === '/' && !hasExcludes && !hasIncludes)
     throw new CairnError('USAGE', "'--target / --delete' must be combined with an include or exclude filter");
-  const overwrite = ((f.overwrite as string | undefined) ?? 'always') as OverwriteMode;
-  if (!OVERWRITE_MODES.includes(overwrite))
+  const overwriteText = f.overwrite ?? 'always';
+  const overwrite = oneOf(OVERWRITE_MODES, overwriteText);
+  if (!overwrite)
     throw new CairnError(
       'USAGE',
-      `invalid argument "${overwrite}" for "--overwrite" flag: invalid overwrite behavior "${overwrite}", must be one of (always|if-changed|if-newer|never)`,
+      `invalid argument "${overwriteText}" for "--overwrite" flag: invalid overwrite behavior "${overwriteText}", must be one of (always|if-changed|if-newer|never)`,
     );
   const colon = args[0]!.indexOf(':');
   return {
@@ -78,17 +79,15 @@ function parseRequest(ctx: Context): Request {
   };
 }
 
-export async function run(ctx: Context): Promise<number> {
+export async function run(ctx: Context<typeof flags>): Promise<number> {
   const req = parseRequest(ctx);
-  const { repo } = await openRepository(ctx);
-  return withLock(ctx, repo, false, () => restoreSnapshot(ctx, repo, req), true);
+  return withRepository(ctx, 'read', ({ repo }) => restoreSnapshot(ctx, repo, req), { loadIndex: true });
 }
 
-async function restoreSnapshot(ctx: Context, repo: Repository, req: Request): Promise<number> {
-  const f = ctx.p.flags;
-  const { json, quiet } = ctx.g;
-  await repo.loadIndex({ signal: ctx.signal });
-  const { id, snapshot } = await findSnapshot(repo, req.ref, { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] }, ctx.signal);
+async function restoreSnapshot(ctx: Context<typeof flags>, repo: Repository, req: Request): Promise<number> {
+  const f = ctx.flags;
+  const { json, quiet } = ctx.globals;
+  const { id, snapshot } = await findSnapshot(repo, req.ref, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
   let tree = snapshot.tree;
   if (req.sub.length) {
     const node = await lookupPath(repo, snapshot.tree, req.sub, ctx.signal);
@@ -108,7 +107,7 @@ async function restoreSnapshot(ctx: Context, repo: Repository, req: Request): Pr
     decodePack: decoders.decodePack,
     signal: ctx.signal,
     onProgress: quiet ? undefined : restoreProgress(ctx.out, json),
-    onItem: ctx.g.verbose ? (item) => ctx.out.stdout(itemLine(item, json)) : undefined,
+    onItem: ctx.globals.verbose ? (item) => ctx.out.stdout(itemLine(item, json)) : undefined,
     onVerify: () => {
       verifying = Date.now();
       if (!json && !quiet) ctx.out.stdout(`verifying files in ${req.target}\n`);
@@ -129,7 +128,7 @@ function report(
   { id, target }: { id: string; target: string },
   times: { restoreSeconds: number; verifyMs: number },
 ): number {
-  const { json, quiet } = ctx.g;
+  const { json, quiet } = ctx.globals;
   for (const e of result.errors) {
     ctx.log?.error(`${e.code}: ${e.message}`, e.path);
     ctx.out.stderr(errorMessage(e.path, e.code, e.message, json));

@@ -4,15 +4,16 @@ import { goQuote } from '../../core/data/go-quote';
 import { Repository } from '../../core/repository/repository';
 import { dryRunBackend } from '../../core/backend/dry-run';
 import { rewriteSnapshots } from '../../core/rewrite';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
-import { EXCLUDE_FLAGS, excludeMatcher } from '../exclude-flags';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
+import { excludeMatcher } from '../exclude-flags';
+import { EXCLUDE_FLAGS } from '../pattern-options';
 import { cliPrinter } from '../printer';
 import { SNAPSHOT_FILTER_FLAGS, selectReadable } from '../snapshot-filter';
 
 export const summary = 'Rewrite snapshots to exclude unwanted files';
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   forget: { type: 'bool', help: 'remove original snapshots after creating new ones' },
   'dry-run': { type: 'bool', short: 'n', help: 'do not do anything, just print what would be done' },
   'new-host': { type: 'string', help: 'replace hostname' },
@@ -20,7 +21,7 @@ export const flags: FlagSpecs = {
   'snapshot-summary': { type: 'bool', short: 's', help: 'create snapshot summary record if it does not exist' },
   ...SNAPSHOT_FILTER_FLAGS,
   ...EXCLUDE_FLAGS,
-};
+});
 
 /** restic's global.TimeFormat in local time. */
 export function parseLocalTime(s: string): GoTime {
@@ -38,25 +39,22 @@ export function dryRunRepository(repo: Repository): Repository {
   return r;
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const f = ctx.p.flags;
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const f = ctx.flags;
   const exclude = excludeMatcher(ctx);
-  const newHost = (f['new-host'] as string | undefined) || undefined;
-  const newTime = f['new-time'] ? parseLocalTime(f['new-time'] as string) : undefined;
+  const newHost = f['new-host'] || undefined;
+  const newTime = f['new-time'] ? parseLocalTime(f['new-time']) : undefined;
   const snapshotSummary = f['snapshot-summary'] === true;
   if (!exclude && !newHost && !newTime && !snapshotSummary) throw new CairnError('USAGE', 'Nothing to do: no excludes provided and no new metadata provided');
   const dryRun = f['dry-run'] === true;
   const forget = f.forget === true;
   const pr = cliPrinter(ctx);
-  const opened = await openRepository(ctx);
-  if (forget) pr.p('create exclusive lock for repository');
-  const repo = dryRun ? dryRunRepository(opened.repo) : opened.repo;
-  const changed = await withLock(
+  const changed = await withRepository(
     ctx,
-    repo,
-    forget,
-    async () => {
-      const entries = await selectReadable(ctx, repo, ctx.p.args);
+    forget ? 'exclusive' : 'append',
+    async (opened) => {
+      const repo = dryRun ? dryRunRepository(opened.repo) : opened.repo;
+      const entries = await selectReadable(ctx, repo, ctx.args);
       return rewriteSnapshots(repo, entries, {
         exclude,
         snapshotSummary,
@@ -66,11 +64,10 @@ export async function run(ctx: Context): Promise<number> {
         forget,
         signal: ctx.signal,
         printer: pr,
-        onExcluded: ctx.g.verbose ? (p) => pr.v(`excluding ${goQuote(p)}`) : undefined,
+        onExcluded: ctx.globals.verbose ? (p) => pr.v(`excluding ${goQuote(p)}`) : undefined,
       });
     },
-    false,
-    dryRun,
+    { noLock: dryRun, announce: forget },
   );
   pr.p('');
   pr.p(changedLine(changed, dryRun));

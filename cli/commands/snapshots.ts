@@ -1,7 +1,7 @@
 import { CairnError } from '../../core/errors';
 import { listSnapshots, findSnapshot, matches, type SnapshotEntry } from '../../core/repository/snapshots';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
 import { goStringify } from '../go-json-out';
 import { formatLocalTime } from '../node-format';
 import { resticTable } from '../restic-table';
@@ -18,14 +18,14 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist in the format `tag[,tag,...]` (can be specified multiple times)' },
   path: { type: 'strings', help: 'only consider snapshots for this path (can be specified multiple times)' },
   latest: { type: 'int', help: 'only show the last n snapshots for each host and path' },
   compact: { type: 'bool', short: 'c', help: 'use compact output format' },
   'group-by': { type: 'string', short: 'g', help: 'group snapshots by host, paths and/or tags, separated by comma' },
-};
+});
 
 interface GroupKey {
   hostname: string;
@@ -97,35 +97,28 @@ export function snapshotsTable(list: SnapshotEntry[], compact: boolean): string 
   return resticTable(headers, rows, [`${sorted.length} snapshots`], multiline);
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const f = ctx.p.flags;
-  const { repo } = await openRepository(ctx);
-  const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
-  let list = await withLock(
-    ctx,
-    repo,
-    false,
-    async () => {
-      if (ctx.p.args.length) {
-        const out: SnapshotEntry[] = [];
-        for (const a of ctx.p.args) out.push(await findSnapshot(repo, a, filter, ctx.signal));
-        return out;
-      }
-      const onError = (id: string, e: unknown) => {
-        const message = (e as Error).message;
-        const name = `snapshot ${id.slice(0, 8)}`;
-        ctx.out.stderr(`error: ${message.startsWith(name) ? message : `${name}: ${message}`}\n`);
-      };
-      return (await listSnapshots(repo, { signal: ctx.signal, onError })).filter((e) => matches(e.snapshot, filter));
-    },
-    true,
-  );
-  const { groups, grouped } = groupSnapshots(list, (f['group-by'] as string | undefined) ?? '');
-  const n = f.latest as number | undefined;
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const f = ctx.flags;
+  const filter = { hosts: f.host, tags: f.tag, paths: f.path };
+  let list = await withRepository(ctx, 'read', async ({ repo }) => {
+    if (ctx.args.length) {
+      const out: SnapshotEntry[] = [];
+      for (const a of ctx.args) out.push(await findSnapshot(repo, a, filter, ctx.signal));
+      return out;
+    }
+    const onError = (id: string, e: unknown) => {
+      const message = (e as Error).message;
+      const name = `snapshot ${id.slice(0, 8)}`;
+      ctx.out.stderr(`error: ${message.startsWith(name) ? message : `${name}: ${message}`}\n`);
+    };
+    return (await listSnapshots(repo, { signal: ctx.signal, onError })).filter((e) => matches(e.snapshot, filter));
+  });
+  const { groups, grouped } = groupSnapshots(list, f['group-by'] ?? '');
+  const n = f.latest;
   // restic sorts with sort.Reverse over its newest-first order: oldest first.
   const oldestFirst = (l: SnapshotEntry[]) => newestFirst(l).reverse();
   for (const g of groups.values()) g.list = oldestFirst(n !== undefined && n > 0 ? latest(g.list, n, grouped) : g.list);
-  if (ctx.g.json) {
+  if (ctx.globals.json) {
     const json = (l: SnapshotEntry[]) => l.map((e) => snapshotJSON(e.id, e.snapshot));
     if (!grouped) list = [...groups.values()].flatMap((g) => g.list);
     const out = grouped ? [...groups.values()].map((g) => ({ group_key: g.key, snapshots: json(g.list) })) : json(list);

@@ -1,9 +1,9 @@
 import { CairnError } from '../../core/errors';
-import { listSnapshots, findSnapshot, matches, type SnapshotEntry } from '../../core/repository/snapshots';
-import { snapshotStats, STATS_MODES, type Stats, type StatsMode } from '../../core/stats';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { snapshotStats, STATS_MODES, type Stats } from '../../core/stats';
+import { defineFlags, oneOf } from '../args';
+import { withRepository, type Context } from '../context';
 import { formatBytes } from '../output';
+import { findFiltered } from '../snapshot-filter';
 
 export const summary = 'Scan the repository and show basic statistics';
 export const usage = '[flags] [snapshot ID] [...]';
@@ -31,12 +31,12 @@ EXIT STATUS
 
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   mode: { type: 'string', help: 'counting mode: restore-size (default), files-by-contents, blobs-per-file or raw-data' },
   host: { type: 'strings', short: 'H', help: 'only consider snapshots with the given host (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist in the format `tag[,tag,...]` (can be specified multiple times)' },
   path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path (can be specified multiple times)' },
-};
+});
 
 /** restic 0.18's statsContainer JSON: omitempty fields left out when zero. */
 function statsJSON(s: Stats): Record<string, unknown> {
@@ -63,26 +63,21 @@ function statsText(mode: string, s: Stats): string {
   return t;
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const f = ctx.p.flags;
-  const mode = ((f.mode as string | undefined) ?? 'restore-size') as StatsMode;
-  if (!STATS_MODES.includes(mode)) throw new CairnError('USAGE', `unknown counting mode: ${mode} (use the -h flag to get a list of supported modes)`);
-  const { repo } = await openRepository(ctx);
-  const stats = await withLock(
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const f = ctx.flags;
+  const modeText = f.mode ?? 'restore-size';
+  const mode = oneOf(STATS_MODES, modeText);
+  if (!mode) throw new CairnError('USAGE', `unknown counting mode: ${modeText} (use the -h flag to get a list of supported modes)`);
+  const stats = await withRepository(
     ctx,
-    repo,
-    false,
-    async () => {
-      await repo.loadIndex({ signal: ctx.signal });
-      const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
-      let snaps: SnapshotEntry[] = [];
-      if (ctx.p.args.length) for (const a of ctx.p.args) snaps.push(await findSnapshot(repo, a, filter, ctx.signal));
-      else snaps = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
-      if (!ctx.g.json) ctx.out.stdout('scanning...\n');
+    'read',
+    async ({ repo }) => {
+      const snaps = await findFiltered(repo, ctx.args, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
+      if (!ctx.globals.json) ctx.out.stdout('scanning...\n');
       return snapshotStats(repo, snaps, mode, ctx.signal);
     },
-    true,
+    { loadIndex: true },
   );
-  ctx.out.stdout(ctx.g.json ? JSON.stringify(statsJSON(stats)) + '\n' : statsText(mode, stats));
+  ctx.out.stdout(ctx.globals.json ? JSON.stringify(statsJSON(stats)) + '\n' : statsText(mode, stats));
   return 0;
 }

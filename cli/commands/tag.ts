@@ -1,10 +1,11 @@
 import { CairnError, serializeError } from '../../core/errors';
 import { encodeSnapshot, type Snapshot } from '../../core/data/snapshot';
-import { findSnapshot, listSnapshots, matches, type SnapshotEntry } from '../../core/repository/snapshots';
+import type { SnapshotEntry } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
-import type { FlagSpecs } from '../args';
-import { openRepository, withLock, type Context } from '../context';
+import { defineFlags } from '../args';
+import { withRepository, type Context } from '../context';
 import { goStringify } from '../go-json-out';
+import { findFiltered } from '../snapshot-filter';
 
 export const summary = 'Modify tags on snapshots';
 export const usage = '[flags] [snapshotID ...]';
@@ -22,14 +23,14 @@ EXIT STATUS
 Exit status is 0 if the command was successful, and non-zero if there was any error.
 `;
 
-export const flags: FlagSpecs = {
+export const flags = defineFlags({
   set: { type: 'strings', help: 'tags which will replace the existing tags in the format `tag[,tag,...]` (can be given multiple times)' },
   add: { type: 'strings', help: 'tags which will be added to the existing tags in the format `tag[,tag,...]` (can be given multiple times)' },
   remove: { type: 'strings', help: 'tags which will be removed from the existing tags in the format `tag[,tag,...]` (can be given multiple times)' },
   host: { type: 'strings', short: 'H', help: 'only consider snapshots for this host, when no snapshot ID is given (can be specified multiple times)' },
   tag: { type: 'strings', help: 'only consider snapshots which include this taglist, when no snapshot-ID is given' },
   path: { type: 'strings', help: 'only consider snapshots which include this (absolute) path, when no snapshot-ID is given' },
-};
+});
 
 /** restic TagLists.Flatten: comma-separated, trimmed, empty ones dropped. */
 const flatten = (lists: string[] | undefined) => (lists ?? []).flatMap((l) => l.split(',').map((t) => t.trim())).filter((t) => t !== '');
@@ -62,41 +63,40 @@ async function rewrite(repo: Repository, e: SnapshotEntry, tags: string[], signa
   return id;
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const f = ctx.p.flags;
-  const setGiven = (f.set as string[] | undefined)?.length ? flatten(f.set as string[]) : undefined;
-  const add = flatten(f.add as string[]);
-  const remove = flatten(f.remove as string[]);
-  if (!setGiven && !(f.add as string[] | undefined)?.length && !(f.remove as string[] | undefined)?.length) throw new CairnError('USAGE', 'nothing to do!');
-  if (setGiven && ((f.add as string[] | undefined)?.length || (f.remove as string[] | undefined)?.length))
-    throw new CairnError('USAGE', '--set and --add/--remove cannot be given at the same time');
-  const { repo } = await openRepository(ctx);
-  if (!ctx.g.json && !ctx.g.quiet) ctx.out.stdout('create exclusive lock for repository\n');
+export async function run(ctx: Context<typeof flags>): Promise<number> {
+  const f = ctx.flags;
+  const setGiven = f.set?.length ? flatten(f.set) : undefined;
+  const add = flatten(f.add);
+  const remove = flatten(f.remove);
+  if (!setGiven && !f.add?.length && !f.remove?.length) throw new CairnError('USAGE', 'nothing to do!');
+  if (setGiven && (f.add?.length || f.remove?.length)) throw new CairnError('USAGE', '--set and --add/--remove cannot be given at the same time');
   let changed = 0;
-  await withLock(ctx, repo, true, async () => {
-    const filter = { hosts: f.host as string[], tags: f.tag as string[], paths: f.path as string[] };
-    let list: SnapshotEntry[] = [];
-    if (ctx.p.args.length) for (const a of ctx.p.args) list.push(await findSnapshot(repo, a, filter, ctx.signal));
-    else list = (await listSnapshots(repo, { signal: ctx.signal })).filter((e) => matches(e.snapshot, filter));
-    const done = new Set<string>();
-    for (const e of list) {
-      if (done.has(e.id)) continue;
-      done.add(e.id);
-      const tags = changedTags(e.snapshot.tags ?? [], setGiven, add, remove);
-      if (!tags) continue;
-      try {
-        const id = await rewrite(repo, e, tags, ctx.signal);
-        changed++;
-        if (ctx.g.json) ctx.out.stdout(goStringify({ message_type: 'changed', old_snapshot_id: e.id, new_snapshot_id: id }) + '\n');
-        else if (ctx.g.verbose) ctx.out.stdout(`old snapshot ID: ${e.id} -> new snapshot ID: ${id}\n`);
-      } catch (err) {
-        if (ctx.signal.aborted) throw err;
-        const s = serializeError(err);
-        ctx.out.stderr(`unable to modify the tags for snapshot ID "${e.id}", ignoring: ${s.code}: ${s.message}\n`);
+  await withRepository(
+    ctx,
+    'exclusive',
+    async ({ repo }) => {
+      const list = await findFiltered(repo, ctx.args, { hosts: f.host, tags: f.tag, paths: f.path }, ctx.signal);
+      const done = new Set<string>();
+      for (const e of list) {
+        if (done.has(e.id)) continue;
+        done.add(e.id);
+        const tags = changedTags(e.snapshot.tags ?? [], setGiven, add, remove);
+        if (!tags) continue;
+        try {
+          const id = await rewrite(repo, e, tags, ctx.signal);
+          changed++;
+          if (ctx.globals.json) ctx.out.stdout(goStringify({ message_type: 'changed', old_snapshot_id: e.id, new_snapshot_id: id }) + '\n');
+          else if (ctx.globals.verbose) ctx.out.stdout(`old snapshot ID: ${e.id} -> new snapshot ID: ${id}\n`);
+        } catch (err) {
+          if (ctx.signal.aborted) throw err;
+          const s = serializeError(err);
+          ctx.out.stderr(`unable to modify the tags for snapshot ID "${e.id}", ignoring: ${s.code}: ${s.message}\n`);
+        }
       }
-    }
-  });
-  if (ctx.g.json) ctx.out.stdout(goStringify({ message_type: 'summary', changed_snapshots: changed }) + '\n');
-  else if (!ctx.g.quiet) ctx.out.stdout(changed === 0 ? 'no snapshots were modified\n' : `modified ${changed} snapshots\n`);
+    },
+    { announce: true },
+  );
+  if (ctx.globals.json) ctx.out.stdout(goStringify({ message_type: 'summary', changed_snapshots: changed }) + '\n');
+  else if (!ctx.globals.quiet) ctx.out.stdout(changed === 0 ? 'no snapshots were modified\n' : `modified ${changed} snapshots\n`);
   return 0;
 }

@@ -10,8 +10,8 @@ import type { Parsed } from '../args';
 import type { GlobalOptions } from '../global';
 
 /** What a command line needs; `--dry-run` of forget, prune and rewrite changes nothing. */
-function commandAccess(command: string, p: Parsed): Access {
-  const dryRun = p.flags['dry-run'] === true;
+function commandAccess(command: string, line: Parsed): Access {
+  const dryRun = line.flags['dry-run'] === true;
   switch (command) {
     case 'forget':
     case 'prune':
@@ -21,7 +21,7 @@ function commandAccess(command: string, p: Parsed): Access {
     case 'repair':
       return 'maintenance';
     case 'key':
-      return p.args[0] === 'list' ? 'read' : 'maintenance';
+      return line.args[0] === 'list' ? 'read' : 'maintenance';
     case 'init':
     case 'backup':
     case 'unlock':
@@ -33,13 +33,13 @@ function commandAccess(command: string, p: Parsed): Access {
 }
 
 /** Checks the device's role against the command, and the endpoint's prefix against the repository's. */
-export async function checkDevice(command: string, p: Parsed, g: GlobalOptions, signal?: AbortSignal): Promise<DeviceInfo | undefined> {
-  if (!g.presign) return undefined;
-  const info = await deviceInfo(g.presign.endpoint, g.presign.token, undefined, signal);
-  const prefix = g.repo?.startsWith('s3:') ? parseS3Location(g.repo).prefix : undefined;
+export async function checkDevice(command: string, line: Parsed, globals: GlobalOptions, signal?: AbortSignal): Promise<DeviceInfo | undefined> {
+  if (!globals.presign) return undefined;
+  const info = await deviceInfo(globals.presign.endpoint, globals.presign.token, undefined, signal);
+  const prefix = globals.repo?.startsWith('s3:') ? parseS3Location(globals.repo).prefix : undefined;
   if (prefix !== undefined && prefix !== info.prefix)
     throw new CairnError('USAGE', `the presign endpoint serves the repository prefix "${info.prefix}", but the repository names "${prefix}"`);
-  requireAccess(info, commandAccess(command, p), `cairn ${command}${command === 'key' && p.args[0] ? ' ' + p.args[0] : ''}`);
-  if (info.role === 'read') g.noLock = true;
+  requireAccess(info, commandAccess(command, line), `cairn ${command}${command === 'key' && line.args[0] ? ' ' + line.args[0] : ''}`);
+  if (info.role === 'read') globals.noLock = true;
   return info;
 }

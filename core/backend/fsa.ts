@@ -73,8 +73,8 @@ export class FsaBackend implements Backend {
   /**
    * Read-only sync access handles left open between reads of the same file, by handle
    * string: a ZIP or a restore reading a pack a range at a time opened and closed one for
-   * every range, and in Chromium each close waits on the browser process (D1 as a ZIP: 0.9 s
-   * of the engine's 4.4 busy seconds in close(), 0.25 more opening). Closed when idle, before
+   * every range, and in Chromium each close waits on the browser process (a fifth of a ZIP
+   * download's engine time went to close(); bench/README.md). Closed when idle, before
    * anything writes or removes that file, and by close().
    */
   readonly #readers = new Map<string, Reader>();
@@ -194,7 +194,7 @@ export class FsaBackend implements Backend {
    * Reads a range through a read-only sync access handle (OPFS, in a dedicated worker), into
    * `opts.into` when it is big enough. A File read (slice().arrayBuffer()) copies every byte
    * through a blob pipe from the browser process and allocates fresh memory; this reads the
-   * file in the worker's own thread: restoring D1 from OPFS cost ~9 CPU-s less. Undefined
+   * file in the worker's own thread, without that copy (bench/README.md). Undefined
    * when no such handle can be had (not OPFS, not a worker, or the file is locked for
    * writing, as a browser without the read-only mode locks it for every other handle).
    */

@@ -4,7 +4,7 @@ import { fileHashes, threeBackups } from '../../test/helpers/backups';
 import { MemoryBackend } from '../backend/mem';
 import { check } from '../check';
 import { GoTime } from '../data/go-time';
-import { TEST_KDF } from '../repository/keyfile';
+import { TEST_KDF } from '../../test/helpers/test-kdf';
 import { Repository } from '../repository/repository';
 import { listSnapshots } from '../repository/snapshots';
 import { copySnapshots, similarSnapshots } from '.';

@@ -1,7 +1,7 @@
 // The few raw primitives the engine needs, behind one swappable object. The default uses
 // WebCrypto (browser workers and Node alike) and hash-wasm's scrypt; the Node CLI installs
 // node:crypto versions (cli/adapters/node-primitives.ts) because Node's WebCrypto AES-CTR
-// runs at a quarter of node:crypto's speed here (277 vs 1024 MiB/s, 4 MiB buffers).
+// is several times slower than node:crypto's (figures: bench/README.md).
 
 import { garbageMade } from '../memory/garbage';
 
@@ -40,10 +40,8 @@ const ZERO_BLOCK = new Uint8Array(16);
  * input of each call and allocates its output. Every call faults once per 4 KiB whatever its
  * size (perf puts the faulting copy inside the encrypt() call itself), and from 960 KiB on the
  * copy is memory mapped for the call as well, faulting twice over; so fewer, larger calls
- * below that size cost least. Chromium 156 workers: on one VM 1 MiB calls ran at 560–600 MB/s, 512 KiB
- * at 1000, 128 KiB at 900–1090; on a VM where faults are dear (2026-12-04) 1 MiB at 127,
- * 512 KiB at 366, 256 KiB at 346, 128 KiB at 291, 16 KiB at 162 (fault-cost.mjs), and D1
- * backups were faster with 512 KiB in 3 of 3 alternating pairs (bench/README.md).
+ * below that size cost least: the largest power of two under 960 KiB. The piece sizes
+ * measured: bench/README.md.
  */
 const CTR_PIECE = 512 << 10;
 

@@ -18,8 +18,6 @@ export interface KdfParams {
  * derives this in ~0.9 s on that VM (120 ms per unit of p).
  */
 export const DEFAULT_KDF: KdfParams = { N: 32768, r: 8, p: 8 };
-/** Weak parameters for tests only (restic's tests do the same). */
-export const TEST_KDF: KdfParams = { N: 1024, r: 8, p: 1 };
 
 /** restic's calibration target (internal/repository/key.go KDFTimeout, KDFMemory). */
 const CALIBRATE_MS = 500;

@@ -10,7 +10,8 @@ import { Key } from '../crypto/keys';
 import { seal } from '../crypto/seal';
 import { base64Encode } from '../crypto/base64';
 import { primitives, setPrimitives, type Primitives } from '../crypto/primitives';
-import { addKey, openKeyFile, parseKeyFile, readKeyInfo, searchKey, TEST_KDF, type KeyFileJSON } from './keyfile';
+import { addKey, openKeyFile, parseKeyFile, readKeyInfo, searchKey, type KeyFileJSON } from './keyfile';
+import { TEST_KDF } from '../../test/helpers/test-kdf';
 
 const master = new Key(seededBytes(1, 32), seededBytes(2, 16), seededBytes(3, 16));
 const sameKey = (a: Key, b: Key) => JSON.stringify(a.toJSON()) === JSON.stringify(b.toJSON());

@@ -11,7 +11,7 @@ import { hashID, type ID } from '../id';
 import type { Backend } from '../backend/backend';
 import { DEFAULT_KDF, validateKdfParams, type KdfParams } from './kdf-params';
 
-export { DEFAULT_KDF, TEST_KDF, type KdfParams } from './kdf-params';
+export { DEFAULT_KDF, type KdfParams } from './kdf-params';
 
 const SALT_SIZE = 64;
 /** Key files larger than this are not read (restic's are ~450 bytes). */

@@ -11,7 +11,7 @@ import type { IndexPack } from '../index/index-file';
 import type { BlobType } from '../pack/header';
 import { parsePol } from '../chunker/polynomial';
 import { encodeBlob } from './blob-codec';
-import { TEST_KDF } from './keyfile';
+import { TEST_KDF } from '../../test/helpers/test-kdf';
 import { PackerManager } from './packer-manager';
 import { Repository } from './repository';
 

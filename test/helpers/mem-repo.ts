@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { MemoryBackend } from '../../core/backend/mem';
 import type { Backend, FileType } from '../../core/backend/backend';
 import { Repository } from '../../core/repository/repository';
-import { TEST_KDF } from '../../core/repository/keyfile';
+import { TEST_KDF } from './test-kdf';
 import type { Pol } from '../../core/chunker/polynomial';
 import { initEngine } from './engine';
 

@@ -5,7 +5,8 @@
 import { createCipheriv } from 'node:crypto';
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addKey, TEST_KDF } from '../../core/repository/keyfile';
+import { addKey } from '../../core/repository/keyfile';
+import { TEST_KDF } from './test-kdf';
 import { cairn, diffTrees, jsonMessage, ok, restic, TEST_ENV, type RunResult } from './cli';
 import { openLocal } from './engine';
 

@@ -3,7 +3,8 @@
 // the key file is swapped for one with test parameters wrapping the same master key. Config,
 // master key and chunker polynomial stay restic's own.
 
-import { addKey, TEST_KDF } from '../../core/repository/keyfile';
+import { addKey } from '../../core/repository/keyfile';
+import { TEST_KDF } from './test-kdf';
 import { openLocal } from './engine';
 import { ok, restic, TEST_ENV } from './cli';
 

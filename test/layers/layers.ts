@@ -9,7 +9,7 @@
 //   sw/       stands alone
 //   no product file imports test/ or a `testing` module, and only tests import vitest: test
 //             doubles, suites, oracles and fixtures live under test/
-//   cli/ and core/ have no import circles (type-only imports count: a circle of types is
+//   cli/, core/ and workers/ have no import circles (type-only imports count: a circle of types is
 //             still two files that cannot be read one without the other)
 // Imports are read with a regular expression, not a parser: static `import … from`, `export …
 // from`, side-effect `import '…'` and dynamic `import('…')` with a literal specifier.

@@ -11,9 +11,8 @@ import type { FileReply, FileRequest, FromServer, ToServer } from '../source/fil
 
 /**
  * How long the page reads sizes and times before it posts them and lets other tasks run. The
- * walk hands files to the savers as their directories' slices arrive: 10 ms slices (~40 small
- * files) made savers read D2's small files ~23 at a time instead of ~30, and the browser
- * process spent more per file.
+ * walk hands files to the savers as their directories' slices arrive: slices too short make
+ * savers read small files in smaller batches, and the browser process spend more per file.
  */
 const METADATA_SLICE_MS = 40;
 
@@ -102,8 +101,8 @@ export function servedFileList(
 ): { source: BackupSource & { kind: 'served-files' }; close(): void } {
   if (files.length !== relativePaths.length) throw new CairnError('USAGE', 'this list of picked files was used by an earlier backup: pick the folder again');
   const { port, close } = serveFiles(files.splice(0), { signal, onMetadata: onProgress });
-  // The Files it served and their metadata are garbage in this thread now (D2's: ~28 MiB of the
-  // page's renderer until V8 gets to it, seconds later): collected at once.
+  // The Files it served and their metadata are garbage in this thread now, which V8 would not
+  // notice for seconds: collected at once.
   const done = () => {
     close();
     collectSoon();

@@ -44,14 +44,13 @@ export async function restoreToFolder(
   const decoders = browserDecodePool();
   // Packs read at once: a bucket's reads wait on the network, so four; a local repository's
   // are quick, and each pack in flight holds its 17 MiB buffer and two groups of plaintext
-  // while its files are written (D2 in Chromium: four held 118 MiB in the engine).
+  // while its files are written, so two bound the engine's memory (bench/README.md).
   const concurrency = isRemote(s.loc) ? 4 : 2;
-  // A pack decoded in groups is read a group at a time (D2 in Chromium from OPFS: two 17 MiB
-  // pack buffers held throughout, now two of ~5 MiB). From a bucket too: a group's GET is
-  // one more request per ~4 MiB, and D2's packs each hold ~10 000 small files, so a whole
-  // pack read stays in memory for most of the restore. D2 from the local radosgw
-  // (pss-timeline.mjs, PSS_S3=1): peak 346 -> 307 MiB, 80.8 / 80.9 s; in the bench 357–470
-  // -> 299–363 MiB. D1 (its packs mostly incompressible, decoded whole) is unchanged.
+  // A pack decoded in groups is read a group at a time, so a pack of many small files does
+  // not keep its whole 17 MiB buffer while its thousands of files are written. From a bucket
+  // too: a group's GET is only one more request per ~4 MiB, and a whole pack read would stay
+  // in memory for most of the restore. Packs decoded whole (mostly incompressible data) are
+  // read whole as before. Figures: bench/README.md.
   const opts = { signal, onProgress, concurrency, readGroups: true, decodePack: decoders.decodePack };
   const selection = { include: (patterns.include ?? []).map(parsePattern), exclude: (patterns.exclude ?? []).map(parsePattern) };
   try {

@@ -25,17 +25,16 @@ export interface BrowserPoolOptions {
   queuePerWorker?: number;
   /**
    * Packs each worker uploads at once. Default 1 for folders and OPFS (a write there takes
-   * milliseconds), 2 for buckets: a PUT waits on the network, and with 2 the D1 backup into
-   * the local radosgw took 55.6 s instead of 65.0 s (one run each, same machine and hour).
+   * milliseconds), 2 for buckets: a PUT waits on the network, and a second one keeps the
+   * connection busy meanwhile (bench/README.md).
    */
   uploadsPerWorker?: number;
   /**
    * Pack buffers per worker. Default 1 for folders and OPFS: storing a pack there takes
    * milliseconds and blocks the worker anyway, so the next pack can wait for the last one's
-   * buffer. Measured (memory-dump.mjs, D1 into OPFS, after a forced GC): live ArrayBuffers
-   * 153–172 → 137–140 MiB. 1 for buckets too: the S3 backend copies each pack into the Blob
+   * buffer, and the page holds fewer live ArrayBuffers (bench/README.md). 1 for buckets too: the S3 backend copies each pack into the Blob
    * its PUT sends (`prepare`) and the buffer is free again at once, so one pack fills while
-   * the last ones go up. (Before that, a bucket took as many buffers as uploads.)
+   * the last ones go up.
    */
   packBuffersPerWorker?: number;
   sha256?: Sha256Choice;
@@ -66,10 +65,10 @@ export interface SaverSpares {
 }
 
 /**
- * Starts `count` savers now, for a backup about to begin. A saver takes ~0.3 s from spawn to
- * its first line when the page is busy reading the picked Files' sizes (a D1 backup asked for
- * its savers 40 ms in and had them at 424 ms; the page, which starts them, answers between its
- * 40 ms metadata slices): started first, they load while the backup takes its lock and walks.
+ * Starts `count` savers now, for a backup about to begin. A saver takes a noticeable fraction
+ * of a second from spawn to its first line when the page is busy reading the picked Files'
+ * sizes (the page, which starts them, answers only between its metadata slices): started
+ * first, they load while the backup takes its lock and walks.
  */
 export function spawnSavers(count: number): SaverSpares {
   const spares = Array.from({ length: count }, () => {

@@ -133,7 +133,7 @@ class FileOpener {
     const handle = await at(dir.getFileHandle(staged ? name + PARTIAL : name, { create: true }), path);
     // Reachable until it is open: Chromium 156 let the garbage collector take a file handle
     // whose only reference was its own pending createSyncAccessHandle(), and that call then
-    // never settled (seen in restore workers: 4 of D1's 5200 files hung a restore).
+    // never settled, which hung the restore waiting for it.
     pinned.add(handle);
     // Each file made costs ~12 KiB in the renderer and ~6 in the browser process until a full
     // collection, which making files alone does not bring about (bench/probes/handle-memory.mjs).

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { initZstdNode } from '../../cli/adapters/zstd-node';
 import { MemoryBackend } from '../../core/backend/mem';
 import { Repository } from '../../core/repository/repository';
-import { TEST_KDF } from '../../core/repository/keyfile';
+import { TEST_KDF } from '../../test/helpers/test-kdf';
 import { backup } from '../../core/archiver/archiver';
 import { inProcessPool } from '../../core/archiver/pool';
 import { lookupPath } from '../../core/walker';

@@ -4,9 +4,8 @@
 // connection to its blob in the browser process: memory in this renderer and in the browser
 // process, beside a JS wrapper of a few dozen bytes. V8 starts a full collection when its own
 // heap grows, or when ArrayBuffer memory grows by tens of MiB; a stream of small Files does
-// neither. Measured with Chromium's memory-infra during an unchanged re-backup of D2 (50 000
-// files) through a folder handle: 186 MiB of malloc and 92 MiB of worker JS heap in the page's
-// renderer at 12 s, 72 and 14 MiB once collected; 616 → 379 MiB in the browser process.
+// neither, and holds several times what it needs in the renderer and the browser process until
+// something else makes V8 collect (Chromium's memory-infra; figures in bench/README.md).
 //
 // So code that makes many Files tells this module, which counts each as FILE_WEIGHT bytes of
 // garbage (../../core/memory/garbage.ts): a collection is asked for every ~2000 Files.

@@ -3,15 +3,14 @@
 // FileSystemFileHandle (a file read afresh after it changed).
 //
 // What a read costs in Chromium is mostly the browser's file plumbing, not the bytes: each
-// read is a request to the browser process and a data pipe set up for it. Measured on D1
-// (5000 files under 64 KiB, 200 of 1–20 MB) in one worker, nothing else running:
-// - small files: one arrayBuffer() each 9.4–9.6 s (12–14 CPU-s, half of it in the browser
-//   process); read together as one Blob of up to 64 of them, 3.3 s (4–5 CPU-s). So files up
-//   to 256 KiB opened in the same task are read with one request (`readSmall`).
-// - large files: Blob.stream() with its default reader 10.0 s, 10 CPU-s in the worker, most
-//   of it faulting in the fresh ArrayBuffer of every piece; a BYOB reader filling one reused
-//   buffer 5.1–5.4 s, 3–4 CPU-s. BYOB takes the buffer it fills (the read detaches it), so
-//   pieces land in a pooled bounce buffer and are copied out (~0.2 ms per MiB).
+// read is a request to the browser process and a data pipe set up for it (figures:
+// bench/README.md):
+// - small files: one request for many is a fraction of the cost of one each, so files up to
+//   256 KiB opened in the same task are read together as one Blob (`readSmall`).
+// - large files: Blob.stream()'s default reader allocates a fresh ArrayBuffer for every piece,
+//   and faulting it in is most of the cost; a BYOB reader fills one reused buffer instead.
+//   BYOB takes the buffer it fills (the read detaches it), so pieces land in a pooled bounce
+//   buffer and are copied out, which costs far less than the faults.
 // Where Blob.stream() has no BYOB reader (older engines), its default reader serves.
 
 import { CairnError } from '../../core/errors';

@@ -8,17 +8,16 @@
 // of it reading each one's size and date, which serialising a File does too; see servedFileList.)
 //
 // Sizes and times travel the same way, while the backup runs: Chromium learns each listed
-// File's only with a synchronous request to the browser process (~0.25 ms a file), 1.3 s for
-// D1's 5 200 files, too long for a backup to wait for with its savers idle. So the engine
+// File's only with a synchronous request to the browser process per file: seconds for a
+// folder of thousands of files, too long for a backup to wait for with its savers idle. So the engine
 // builds the folder from the paths alone, tells the page in which order it will walk
 // the files (requestMetadata), and the page reads their sizes and times in that order, a slice
 // at a time, while the first directories are already being saved.
 //
 // A File the page has served is dropped there. Each File whose size the page has read holds
-// ~1.1 KiB in the renderer and as much in the browser process, on top of what the pick itself
-// costs (~0.5 and ~6 KiB), until it is collected: D2's 50 000 picked Files, sizes read, held
-// 88 MiB of the renderer's memory and 387 MiB of the browser's, and 16 and 88 once dropped.
-// So a served list is used up by its backup: the page must pick the folder again for another.
+// memory in the renderer and in the browser process, on top of what the pick itself costs,
+// until it is collected; for a large folder that is hundreds of MiB (bench/README.md). So a
+// served list is used up by its backup: the page must pick the folder again for another.
 //
 // The wiring: the page serves the Files on a port (serveFiles) and hands that port to the
 // engine with the backup request. The engine, for each saver it starts, opens a channel and

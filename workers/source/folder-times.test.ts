@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initZstdNode } from '../../cli/adapters/zstd-node';
 import { MemoryBackend } from '../../core/backend/mem';
 import { Repository } from '../../core/repository/repository';
-import { TEST_KDF } from '../../core/repository/keyfile';
+import { TEST_KDF } from '../../test/helpers/test-kdf';
 import { backup } from '../../core/archiver/archiver';
 import { inProcessPool } from '../../core/archiver/pool';
 import { decodeTree, type Node } from '../../core/data';

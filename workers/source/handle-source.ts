@@ -108,7 +108,8 @@ export function handleSource(root: FileSystemDirectoryHandle, opts: { sharedLimi
             learnt?.set(h.name, [f.size, f.lastModified]);
             // The File taken for size and time goes to the saver as is (cloning it within this
             // renderer is cheap; a handle costs the saver another getFile() round trip to the
-            // browser process: D2 backup 97 s → 64 s). Changed since? Read it afresh.
+            // browser process for every file, which dominates a backup of many small files).
+            // Changed since? Read it afresh.
             out.push({ ...fileEntry(path, h.name, f.size, f.lastModified, f), reopen });
           } catch (e) {
             onError(path, sourceError(path, e));

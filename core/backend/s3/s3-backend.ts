@@ -45,9 +45,9 @@ export interface S3BackendOptions {
   detectCors?: boolean;
   /**
    * Move bodies as Blobs: send a Blob of the bytes, and read answers with `blob()` before
-   * `arrayBuffer()`. Default: on in browsers. Chromium 156 in a worker, 16 MiB objects, 5 at
-   * a time, radosgw on 127.0.0.1: PUT of an ArrayBuffer ~4 MB/s vs a Blob 30–40 MB/s;
-   * `res.arrayBuffer()` 31 MB/s vs `(await res.blob()).arrayBuffer()` 80 MB/s (Node: 74 / 81).
+   * `arrayBuffer()`. Default: on in browsers, where Chromium moves large ArrayBuffer bodies
+   * through the network service many times slower than Blobs, both ways; in Node it makes
+   * no difference (figures: bench/README.md).
    */
   blobBodies?: boolean;
   /** Send `If-None-Match: *` with each PUT so existing objects are never overwritten. */

@@ -6,6 +6,7 @@ import { test as base } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 import { adminRequest, createBucket, emptyBucket, startS3, type S3Server } from '../../helpers/s3-server';
 import { HARNESS_PORT } from './playwright.config';
+import type { S3Location } from '../../../workers/api';
 
 export const BUCKET = 'cairn-engine-e2e';
 const ORIGINS = [`http://localhost:${HARNESS_PORT}`, `http://127.0.0.1:${HARNESS_PORT}`];
@@ -27,15 +28,7 @@ export interface EngineS3 {
   server: S3Server;
   prefix: string;
   /** The engine's RepoLocation for this prefix (keys auth). */
-  location: {
-    kind: 's3';
-    endpoint: string;
-    region: string;
-    bucket: string;
-    prefix: string;
-    pathStyle: boolean;
-    auth: { type: 'keys'; accessKeyId: string; secretAccessKey: string };
-  };
+  location: Omit<S3Location, 'auth'> & { auth: { type: 'keys'; accessKeyId: string; secretAccessKey: string } };
   /** restic's repository string and environment. */
   repository: string;
   resticEnv(password: string): Record<string, string>;

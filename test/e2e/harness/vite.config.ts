@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { contentSecurityPolicy, securityHeaders } from '../../../web/csp';
+import testKdf from '../../helpers/test-kdf.json';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -15,7 +16,7 @@ export default defineConfig({
   publicDir: false,
   // The e2e builds' test hooks (vite.config.ts): here, the cheap KDF for the many repositories
   // the specs create; and the engine's tuning knobs (workers/api.ts TuningApi).
-  define: { __CAIRN_TEST_HOOKS__: 'true', __CAIRN_TUNING__: 'true' },
+  define: { __CAIRN_TEST_HOOKS__: 'true', __CAIRN_KDF_FOR_TESTS__: JSON.stringify(testKdf), __CAIRN_TUNING__: 'true' },
   build: {
     outDir: `${repo}dist/harness`,
     emptyOutDir: true,
