@@ -48,6 +48,8 @@ let loading: Promise<void> | undefined;
  * instance at that size for the rest of the process.
  */
 const SCRATCH_FROM = 4 << 20;
+/** ZSTD_FRAMEHEADERSIZE_MAX: the most bytes a frame header takes. */
+const FRAME_HEADER_MAX = 18;
 
 function imports(getMemory: () => WebAssembly.Memory): WebAssembly.Imports {
   const fail = (what: string) => () => {
@@ -121,6 +123,11 @@ function instanceFor(size: number): Zstd {
   }
 }
 
+/** Bytes of the shared instance's memory (it only ever grows). */
+export function zstdMemoryBytes(): number {
+  return get().x.f.buffer.byteLength;
+}
+
 export function zstdReady(): boolean {
   return zstd !== undefined;
 }
@@ -164,8 +171,19 @@ export function compress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Uint8Arr
  * is decoded into a buffer that grows until the frame fits, so memory follows what the frame
  * really holds, not what anyone claims.
  */
+/** The content size a frame's header declares (ZSTD_getFrameContentSize), read from its first bytes in the shared instance. */
+function declaredSize(frame: Uint8Array): number {
+  const z = get();
+  const src = copyIn(z, frame.subarray(0, FRAME_HEADER_MAX));
+  try {
+    return Number(z.x.p(src, Math.min(frame.length, FRAME_HEADER_MAX)));
+  } finally {
+    z.x.t(src);
+  }
+}
+
 export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_PLAIN): Uint8Array {
-  const z = instanceFor(Math.max(frame.length, plainSize ?? 0));
+  const z = instanceFor(Math.max(frame.length, plainSize ?? 0, Math.min(declaredSize(frame), MAX_PLAIN)));
   const limit = Math.min(maxSize, MAX_PLAIN);
   if (plainSize !== undefined && plainSize > limit) {
     throw new CairnError('DECOMPRESS_FAILED', `expected ${plainSize} bytes, more than the ${limit} allowed`);
