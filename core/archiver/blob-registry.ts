@@ -10,6 +10,7 @@ import type { ID } from '../id';
 import type { IndexPack } from '../index/index-file';
 import type { MasterIndex } from '../index/master-index';
 import type { BlobType } from '../pack/header';
+import { IdSet } from '../index/id-set';
 
 export interface SavedPackStats {
   packs: number;
@@ -19,7 +20,8 @@ export interface SavedPackStats {
 
 export class BlobRegistry {
   readonly #index: MasterIndex;
-  readonly #pending = new Set<string>();
+  /** Claimed and not yet in the master index, per type. */
+  readonly #pending = { data: new IdSet(), tree: new IdSet() };
   #unindexed: IndexPack[] = [];
   #unindexedBlobs = 0;
   readonly stats: SavedPackStats = { packs: 0, blobs: 0, bytes: 0 };
@@ -30,14 +32,13 @@ export class BlobRegistry {
 
   /** True if the caller must store the blob; false if it is stored or being stored. */
   claim(type: BlobType, id: ID): boolean {
-    const key = type[0] + id;
-    if (this.#pending.has(key) || this.#index.has(type, id)) return false;
-    this.#pending.add(key);
+    if (this.#pending[type].has(id) || this.#index.has(type, id)) return false;
+    this.#pending[type].add(id);
     return true;
   }
 
   has(type: BlobType, id: ID): boolean {
-    return this.#pending.has(type[0] + id) || this.#index.has(type, id);
+    return this.#pending[type].has(id) || this.#index.has(type, id);
   }
 
   /** A pack is durably stored: queue it for the next index file. */
@@ -57,7 +58,7 @@ export class BlobRegistry {
   indexed(packs: readonly IndexPack[]): void {
     for (const pack of packs) {
       this.#index.addPack(pack.id, pack.blobs);
-      for (const b of pack.blobs) this.#pending.delete(b.type[0] + b.id);
+      for (const b of pack.blobs) this.#pending[b.type].delete(b.id);
     }
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CairnError, isCairnError } from '../errors';
-import { encodeTree } from '../data';
-import { bareDir, loadParentTree } from './parent';
+import { encodeTree, sortByName } from '../data';
+import { bareDir, loadParentTree, ParentNodes } from './parent';
 
 const id = 'ab'.repeat(32);
 
@@ -33,5 +33,21 @@ describe('parent trees', () => {
     );
     expect(isCairnError(e, 'ABORTED')).toBe(true);
     expect(told).toEqual([]);
+  });
+
+  it("a folder's entries in name order find their parent nodes by merging, and each passed node is let go", () => {
+    const dir = (name: string) => ({ ...bareDir(id), name });
+    const nodes = ['a', 'b', 'c\u00e9', 'd', '\uff5e', '\u{1F600}'].map(dir);
+    const p = new ParentNodes({ nodes });
+    const listed = sortByName(['\u{1F600}', 'd', 'x', 'a', '\uff5e'].map(dir), (n) => n);
+    expect(listed.map((n) => n.name)).toEqual(['a', 'd', 'x', '\uff5e', '\u{1F600}']); // bytes: EF BD BE < F0 9F 98 80 (UTF-16 says otherwise)
+    expect(listed.map((n) => p.take(n)?.name)).toEqual(['a', 'd', undefined, '\uff5e', '\u{1F600}']);
+    expect(nodes.filter(Boolean)).toEqual([]);
+  });
+
+  it("a parent tree out of name order (not restic's) is looked up by name", () => {
+    const dir = (name: string) => ({ ...bareDir(id), name });
+    const p = new ParentNodes({ nodes: ['b', 'a', 'c'].map(dir) });
+    expect(['a', 'b', 'c', 'd'].map((name) => p.take({ name })?.name)).toEqual(['a', 'b', 'c', undefined]);
   });
 });

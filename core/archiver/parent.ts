@@ -6,6 +6,7 @@
 
 import { CairnError, serializeError } from '../errors';
 import { decodeTree, type Node, type Tree } from '../data';
+import { byteOrderKey } from '../data/utf8';
 import { GoTime } from '../data/go-time';
 import type { Repository } from '../repository/repository';
 import { findParent, findSnapshot, type SnapshotEntry } from '../repository/snapshots';
@@ -76,4 +77,50 @@ function treeError(id: string, e: unknown): CairnError {
 /** A directory node with no metadata: the snapshot's root, or its stand-in in the parent. */
 export function bareDir(subtree?: string): Node {
   return { name: '', type: 'dir', mtime: GoTime.zero, atime: GoTime.zero, ctime: GoTime.zero, uid: 0, gid: 0, content: null, subtree };
+}
+
+/**
+ * A parent tree's nodes, looked up by the entries of the same folder in name order (a merge:
+ * restic writes trees in that order). Each node is let go once the lookups have passed it, so
+ * the parent's folder shrinks as the new one is saved. A tree not in order (not restic's) is
+ * looked up by name instead.
+ */
+export class ParentNodes {
+  readonly #nodes: (Node | undefined)[];
+  readonly #byName: Map<string, Node> | undefined;
+  #next = 0;
+  #nextKey: string | undefined;
+
+  constructor(tree: Tree | undefined) {
+    const nodes = tree?.nodes ?? [];
+    this.#nodes = nodes;
+    if (!inNameOrder(nodes)) this.#byName = new Map(nodes.map((n) => [n.name, n]));
+  }
+
+  /** The parent's node of the same name, if any; names must come in increasing byte order. */
+  take(entry: Pick<Node, 'name' | 'rawName'>): Node | undefined {
+    if (this.#byName) return this.#byName.get(entry.name);
+    const key = byteOrderKey(entry.name, entry.rawName);
+    const nodes = this.#nodes;
+    while (this.#next < nodes.length) {
+      const n = nodes[this.#next]!;
+      this.#nextKey ??= byteOrderKey(n.name, n.rawName);
+      if (this.#nextKey > key) return undefined;
+      nodes[this.#next++] = undefined;
+      const found = this.#nextKey === key;
+      this.#nextKey = undefined;
+      if (found) return n;
+    }
+    return undefined;
+  }
+}
+
+function inNameOrder(nodes: readonly Node[]): boolean {
+  let last: string | undefined;
+  for (const n of nodes) {
+    const key = byteOrderKey(n.name, n.rawName);
+    if (last !== undefined && !(last < key)) return false;
+    last = key;
+  }
+  return true;
 }

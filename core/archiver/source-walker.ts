@@ -5,14 +5,14 @@
 // targets ("home", "u" for /home/u/docs) become directories holding only the next component.
 // The first failure anywhere fails the walk: the rest stop listing, and it is what surfaces.
 
-import type { Node, Tree } from '../data';
+import { sortByName, TreeBuilder, type Node, type Tree } from '../data';
 import type { BackupStats, CompletedItem } from './backup-stats';
 import type { FileArchiver } from './file-archiver';
 import type { ListingScheduler } from './listing-scheduler';
-import { bareDir } from './parent';
+import { bareDir, ParentNodes } from './parent';
 import { isUnlistable, type SourceEntry, type SourceFS } from './source';
 import type { TargetDir } from './targets';
-import type { TreeSaver } from './tree-saver';
+import type { SavedTree, TreeSaver } from './tree-saver';
 import { CairnError, throwIfAborted } from '../errors';
 import { Semaphore } from '../concurrency/semaphore';
 
@@ -95,14 +95,7 @@ export class SourceWalker {
     virtual?: TargetDir[],
   ): Promise<Node | undefined> {
     const t0 = this.#d.onItem ? Date.now() : 0;
-    const oldByName = new Map((oldTree?.nodes ?? []).map((n) => [n.name, n]));
-    const nodes = await this.#children(children, oldByName);
-    for (const v of virtual ?? []) {
-      const n = await this.#target(v, oldByName.get(v.name));
-      if (n) nodes.push(n);
-    }
-    if (!entry && nodes.length === 0) throw new CairnError('SNAPSHOT_EMPTY', 'snapshot is empty');
-    const tree = await this.#d.trees.save(nodes);
+    const tree = virtual ? await this.#skeleton(entry, oldTree, virtual) : await this.#stream(children, oldTree);
     const change = !old ? 'new' : old.subtree === tree.id ? 'unmodified' : 'changed';
     this.#d.stats.add(tree.stats);
     if (!entry) return bareDir(tree.id); // the snapshot's root: counted as no directory, as in restic
@@ -112,21 +105,58 @@ export class SourceWalker {
     return { ...entry.node, content: null, subtree: tree.id };
   }
 
+  /** A listed folder's tree: its entries in name order, each node written into the tree as soon as those before it are. */
+  async #stream(children: SourceEntry[], oldTree: Tree | undefined): Promise<SavedTree> {
+    const builder = new TreeBuilder();
+    await this.#children(
+      sortByName(children, (c) => c.node),
+      new ParentNodes(oldTree),
+      (n) => builder.add(n),
+    );
+    return this.#d.trees.saveEncoded(builder.finish());
+  }
+
+  /** A folder of the targets' skeleton: the few components below it, saved one after the other. */
+  async #skeleton(entry: SourceEntry | undefined, oldTree: Tree | undefined, virtual: TargetDir[]): Promise<SavedTree> {
+    const oldByName = new Map((oldTree?.nodes ?? []).map((n) => [n.name, n]));
+    const nodes: Node[] = [];
+    for (const v of virtual) {
+      const n = await this.#target(v, oldByName.get(v.name));
+      if (n) nodes.push(n);
+    }
+    if (!entry && nodes.length === 0) throw new CairnError('SNAPSHOT_EMPTY', 'snapshot is empty');
+    return this.#d.trees.save(nodes);
+  }
+
   /**
-   * Saves a directory's entries; the nodes of those kept, in listing order. Entries start in
-   * listing order, a file only once the walk has a slot for it, so a folder of 200 000 files
-   * holds a promise for at most FILES_IN_FLIGHT of them (restic blocks its walker on the
-   * savers the same way). Subdirectories are listed one after the other, each in its turn,
-   * beside the files: siblings never all list at once, and the files of this folder never wait
-   * for a sibling's listing. Once an entry is started, this folder forgets its listing entry.
+   * Saves a folder's entries (in name order) and hands their nodes to `write` in that order,
+   * leaving out those dropped. Entries start in order, a file only once the walk has a slot for
+   * it, so a folder of 200 000 files holds at most FILES_IN_FLIGHT files' promises (restic
+   * blocks its walker on the savers the same way), and a node waits in memory only until the
+   * entries before it are done: the tree is written as the folder is saved, not held as 200 000
+   * node objects. Subdirectories are listed one after the other, each in its turn, beside the
+   * files: siblings never all list at once, and the files of this folder never wait for a
+   * sibling's listing. Once an entry is started, this folder forgets its listing entry.
    */
-  async #children(listed: SourceEntry[], oldByName: Map<string, Node>): Promise<Node[]> {
+  async #children(listed: SourceEntry[], parent: ParentNodes, write: (n: Node) => void): Promise<void> {
     const children: (SourceEntry | undefined)[] = listed;
-    const nodes: (Node | undefined)[] = new Array(children.length);
+    // Per entry: undefined while it runs, null when it was left out, else its node until written.
+    const done: (Node | null | undefined)[] = new Array<Node | null | undefined>(children.length);
+    let next = 0;
+    const drain = () => {
+      for (; next < done.length && done[next] !== undefined; next++) {
+        const n = done[next];
+        done[next] = undefined;
+        if (n) write(n);
+      }
+    };
     const running = new Set<Promise<void>>();
     let failure: { e: unknown } | undefined;
     const track = (i: number, p: Promise<Node | undefined>) => {
-      const r = p.then((n) => void (nodes[i] = n));
+      const r = p.then((n) => {
+        done[i] = n ?? null;
+        if (i === next) drain();
+      });
       running.add(r);
       r.then(
         () => running.delete(r),
@@ -142,7 +172,7 @@ export class SourceWalker {
     for (; i < children.length && !failure; i++) {
       const child = children[i]!;
       children[i] = undefined;
-      const old = oldByName.get(child.node.name);
+      const old = parent.take(child.node);
       if (child.node.type === 'dir') {
         const sub = this.#subdir(child, old, listings);
         listings = sub.listed;
@@ -159,7 +189,7 @@ export class SourceWalker {
     while (running.size > 0) await Promise.allSettled(running);
     // Stopped early: this walk failed, here or elsewhere; the first failure is what surfaces.
     if (failure || i < children.length) throw this.#d.scheduler.failure?.e ?? failure?.e;
-    return nodes.filter((n): n is Node => n !== undefined);
+    if (next !== done.length) throw new CairnError('INTERNAL', `folder saved ${next} of ${done.length} entries`);
   }
 
   /** A slot for one more file in flight; false once the walk failed (the slot is not taken). */

@@ -57,8 +57,12 @@ export class TreeSaver {
     });
   }
 
-  async save(nodes: Node[]): Promise<SavedTree> {
-    const bytes = encodeTree(nodes);
+  save(nodes: Node[]): Promise<SavedTree> {
+    return this.saveEncoded(encodeTree(nodes));
+  }
+
+  /** A tree already encoded (TreeBuilder, encodeTree). */
+  async saveEncoded(bytes: Uint8Array): Promise<SavedTree> {
     const id = await hashID(bytes);
     if (!this.#opts.claim(id)) return { id, stats: NO_ITEM_STATS };
     const { key, version, compression } = this.#opts;

@@ -38,7 +38,18 @@ interface Zstd {
 }
 
 let zstd: Zstd | undefined;
+let zstdModule: WebAssembly.Module | undefined;
 let loading: Promise<void> | undefined;
+
+/**
+ * Inputs (or expected outputs) above this size are worked on in an instance of their own,
+ * dropped afterwards: wasm memory never shrinks, and one large tree (a folder of 200 000
+ * files: ~65 MB of JSON, the same again for the output) would otherwise keep the shared
+ * instance at that size for the rest of the process.
+ */
+const SCRATCH_FROM = 4 << 20;
+/** ZSTD_FRAMEHEADERSIZE_MAX: the most bytes a frame header takes. */
+const FRAME_HEADER_MAX = 18;
 
 function imports(getMemory: () => WebAssembly.Memory): WebAssembly.Imports {
   const fail = (what: string) => () => {
@@ -73,20 +84,48 @@ function imports(getMemory: () => WebAssembly.Memory): WebAssembly.Imports {
  */
 export function initZstd(wasm: () => Promise<BufferSource>): Promise<void> {
   loading ??= (async () => {
+    const module = await WebAssembly.compile(await wasm());
     let memory: WebAssembly.Memory | undefined;
-    const { instance } = await WebAssembly.instantiate(
-      await wasm(),
+    const instance = await WebAssembly.instantiate(
+      module,
       imports(() => memory!),
     );
-    const x = instance.exports as unknown as ZstdExports;
-    for (const name of ['f', 'g', 'h', 'i', 'j', 'l', 'n', 'p', 'q', 's', 't'] as const) {
-      if (!(name in x)) throw new CairnError('INTERNAL', 'zstd.wasm is not the pinned @bokuweb/zstd-wasm 0.0.27 build');
-    }
-    memory = x.f;
-    x.g();
-    zstd = { x, cctx: x.j(), dctx: x.n() };
+    memory = (instance.exports as unknown as ZstdExports).f;
+    zstd = start(instance);
+    zstdModule = module;
   })();
   return loading;
+}
+
+function start(instance: WebAssembly.Instance): Zstd {
+  const x = instance.exports as unknown as ZstdExports;
+  for (const name of ['f', 'g', 'h', 'i', 'j', 'l', 'n', 'p', 'q', 's', 't'] as const) {
+    if (!(name in x)) throw new CairnError('INTERNAL', 'zstd.wasm is not the pinned @bokuweb/zstd-wasm 0.0.27 build');
+  }
+  x.g();
+  return { x, cctx: x.j(), dctx: x.n() };
+}
+
+/** The shared instance, or for `size` bytes above SCRATCH_FROM a new one that the caller lets go. */
+function instanceFor(size: number): Zstd {
+  const shared = get();
+  if (size <= SCRATCH_FROM || !zstdModule) return shared;
+  let memory: WebAssembly.Memory | undefined;
+  try {
+    const instance = new WebAssembly.Instance(
+      zstdModule,
+      imports(() => memory!),
+    );
+    memory = (instance.exports as unknown as ZstdExports).f;
+    return start(instance);
+  } catch {
+    return shared; // where synchronous instantiation is refused (a browser's main thread)
+  }
+}
+
+/** Bytes of the shared instance's memory (it only ever grows). */
+export function zstdMemoryBytes(): number {
+  return get().x.f.buffer.byteLength;
 }
 
 export function zstdReady(): boolean {
@@ -106,7 +145,7 @@ function copyIn(z: Zstd, data: Uint8Array): number {
 }
 
 export function compress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Uint8Array {
-  const z = get();
+  const z = instanceFor(data.length);
   const cap = z.x.i(data.length);
   const src = copyIn(z, data);
   const dst = z.x.s(cap);
@@ -132,8 +171,19 @@ export function compress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Uint8Arr
  * is decoded into a buffer that grows until the frame fits, so memory follows what the frame
  * really holds, not what anyone claims.
  */
-export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_PLAIN): Uint8Array {
+/** The content size a frame's header declares (ZSTD_getFrameContentSize), read from its first bytes in the shared instance. */
+function declaredSize(frame: Uint8Array): number {
   const z = get();
+  const src = copyIn(z, frame.subarray(0, FRAME_HEADER_MAX));
+  try {
+    return Number(z.x.p(src, Math.min(frame.length, FRAME_HEADER_MAX)));
+  } finally {
+    z.x.t(src);
+  }
+}
+
+export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_PLAIN): Uint8Array {
+  const z = instanceFor(Math.max(frame.length, plainSize ?? 0, Math.min(declaredSize(frame), MAX_PLAIN)));
   const limit = Math.min(maxSize, MAX_PLAIN);
   if (plainSize !== undefined && plainSize > limit) {
     throw new CairnError('DECOMPRESS_FAILED', `expected ${plainSize} bytes, more than the ${limit} allowed`);

@@ -10,7 +10,7 @@
 // what is valid and what an error says. fast-path.test.ts holds the two to the same answers;
 // bench/micro/tree-codec.ts measures them.
 
-export { decodeTree, encodeTree, TreeBuilder, type Tree } from './tree';
+export { decodeTree, encodeTree, sortByName, TreeBuilder, type Tree } from './tree';
 export { decodeNodeValue, encodeNode, encodeNodeName, nameBytes, type EncodeOptions, type ExtendedAttribute, type Node } from './node';
 export { decodeSnapshot, encodeSnapshot, type Snapshot, type SnapshotSummary } from './snapshot';
 export { GoTime, GoTimeError } from './go-time';

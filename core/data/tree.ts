@@ -87,6 +87,18 @@ function sortKeys(nodes: readonly Node[]): string[] {
   return keys;
 }
 
+/** Sorts `items` in place by the bytes of their nodes' names (a tree's order); returns `items`. */
+export function sortByName<T>(items: T[], nodeOf: (item: T) => Pick<Node, 'name' | 'rawName'>): T[] {
+  const keys = sortKeys(items.map(nodeOf) as Node[]);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  if (sorted) return items;
+  const order = keys.map((_, j) => j).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  const copy = order.map((j) => items[j]!);
+  for (let i = 0; i < copy.length; i++) items[i] = copy[i]!;
+  return items;
+}
+
 /** Sorts the nodes by the bytes of their names and writes restic's exact tree bytes. */
 export function encodeTree(nodes: readonly Node[], opts: EncodeOptions = {}): Uint8Array {
   const keys = sortKeys(nodes);
