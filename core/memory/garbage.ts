@@ -9,10 +9,8 @@
 // So code that makes such garbage tells this module, and every NUDGE_EVERY bytes of it, it
 // allocates (and drops) one large ArrayBuffer that is never written: V8 counts its size as
 // external memory and collects at once, while its pages, mapped fresh and never touched, cost
-// no resident memory. A worker encrypting 1.5 GB through WebCrypto in 128 KiB pieces
-// (bench/probes/garbage-cost.mjs 0,8,0,8): renderer PSS peak 226–241 MiB without, 122–128
-// with a nudge every 8 MiB, in the same time (1.8–2.0 s). A D1 backup in Chromium: page
-// process 309–365 → 236–243 MiB (with one pack buffer per saver), no slower.
+// no resident memory. It roughly halves a worker's peak while encrypting through WebCrypto,
+// in the same time (bench/probes/garbage-cost.mjs; figures in bench/README.md).
 
 const NUDGE_EVERY = 8 << 20;
 const NUDGE_BYTES = 64 << 20;
@@ -26,7 +24,7 @@ let made = 0;
 /**
  * Buffers smaller than this are not counted: they are left to the young generation's
  * collections, which a thread's own JS allocations bring about often enough, rather than
- * asking for full ones for D2's 50 000 blobs of a few KiB.
+ * asking for full ones for tens of thousands of blobs of a few KiB.
  */
 const SMALL = 32 << 10;
 
@@ -55,9 +53,9 @@ export function unseenGarbageMade(bytes: number): void {
 }
 
 /**
- * Collects now: for the end of a backup or restore, whose garbage (D2's backup left ~90 MiB
- * of ArrayBuffers and ~50 MiB of JS objects in the engine) would otherwise stay until
- * something else allocates, or V8's memory reducer runs seconds later.
+ * Collects now: for the end of a backup or restore, whose garbage (a backup of many small
+ * files leaves tens of MiB of ArrayBuffers and JS objects in the engine) would otherwise stay
+ * until something else allocates, or V8's memory reducer runs seconds later.
  */
 export function collectSoon(): void {
   made = 0;
@@ -81,9 +79,8 @@ function allocateUntouched(bytes: number): void {
 /**
  * A buffer this large (never touched, so it costs address space, not memory) makes V8 collect
  * all garbage at once, the memory-reducing way; NUDGE_BYTES only starts incremental marking,
- * which on an idle thread did not finish. After D2's backup in Chromium: the engine's JS heap
- * 27 MiB used / 55 committed with the 64 MiB nudge (the page process at 224–268 MiB for 8 s,
- * until V8's memory reducer ran), 6 / 33 with this one (208–218 MiB at once).
+ * which on an idle thread did not finish, leaving the heap's garbage until V8's memory
+ * reducer ran seconds later; this one frees it at once.
  */
 const COLLECT_BYTES = 256 << 20;
 

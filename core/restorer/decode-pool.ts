@@ -151,7 +151,7 @@ export async function decodeRequest(key: Key, m: ToDecoder): Promise<{ reply: Fr
     }
   }
   // Small blobs' garbage (WebCrypto's output, zstd's copy out, the message's objects) is below
-  // what the primitives count; D2's requests of ~1000 such blobs left ~40 MiB in a decoder.
+  // what the primitives count, yet a request of a thousand such blobs leaves tens of MiB.
   let small = 0;
   for (const b of m.blobs) if (b.length < SMALL_BLOB) small += 2 * b.length + BLOB_MESSAGE;
   smallGarbageMade(small);

@@ -103,8 +103,8 @@ export class FileWriters {
     } finally {
       // All its blobs are written (remaining is 0): the plan lives on until the restore ends,
       // its finished writers need not. A browser's writer holds file handles whose memory
-      // (~18 KiB per file in Chromium, bench/probes/handle-memory.mjs) stays while reachable:
-      // D2's 50 000 files held 787-936 MiB in the page's renderer.
+      // (bench/probes/handle-memory.mjs) stays while reachable, so a restore of many small files
+      // would hold memory in proportion to all of them.
       f.writer = undefined;
     }
     // Its writer, handles and promises are garbage now, most of it where V8 does not see it.

@@ -178,8 +178,7 @@ class Lookahead<T extends { node: Node }> {
    * The loads one range starting at `e.loads[i]` takes along: the blobs read ahead that lie in
    * the same pack within `rangeBytes` of it, on either side (a backup stores a folder's files
    * in the order its savers finish them, not in name order: taking only what lay after the
-   * first, ranges of D2's 50 000 small files held 1–20 blobs each, 1 250 reads for a ZIP of
-   * them). A blob needed twice is read and decoded once: its other loads are `twins`.
+   * first, ranges of many small files held only a few blobs each). A blob needed twice is read and decoded once: its other loads are `twins`.
    */
   #members(e: Entry<T>, i: number, k: number) {
     const first = e.loads[i]!;
@@ -233,8 +232,7 @@ class Lookahead<T extends { node: Node }> {
     // A read in flight counts until its bytes are in (what they hold counts in `held` until
     // handed over): counted until its last blob was handed over, eight ranges spanning the
     // next thousands of small files held the count while the files between, stored in other
-    // packs, were read one blob at a time as their turn came (1 100 reads under 64 KiB for
-    // D2 as a ZIP).
+    // packs, were read one blob at a time as their turn came.
     this.#ranges++;
     const readDone = () => {
       this.#ranges--;

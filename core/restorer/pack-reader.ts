@@ -111,13 +111,13 @@ export class PackReader {
 
   /**
    * Decoded in groups of a few MiB of plaintext, the next while this one is written: a pack of
-   * small blobs holds more plaintext than its own 16 MiB (D2's: ~7000 blobs, ~28 MiB), and
-   * writing it blob by blob takes long. Each group comes back in a buffer of its own, so the
-   * pack's buffer takes the next pack as soon as the last group is decoded (D2 in Chromium held
-   * 6-8 of them, 17 MiB each, until every small file was written). That costs a copy of the
-   * plaintext, one buffer per group (not per blob: transfers cost). So a pack mostly of big
-   * stored blobs is decoded in place, in one request, and its buffer waits for the writes (D1
-   * in Chromium, all grouped: 19.5 → 23.4 s, 5.5 CPU-s more). Returns the buffer still held.
+   * small blobs holds more plaintext than its own 16 MiB, and writing it blob by blob takes
+   * long. Each group comes back in a buffer of its own, so the pack's buffer takes the next
+   * pack as soon as the last group is decoded instead of every pack buffer waiting until its
+   * small files are written. That costs a copy of the plaintext, one buffer per group (not per
+   * blob: transfers cost). So a pack mostly of big stored blobs, where the copy costs more than
+   * the wait, is decoded in place, in one request, and its buffer waits for the writes.
+   * Returns the buffer still held. (Figures: bench/README.md, "Figures behind choices".)
    */
   async #decodeElsewhere(bytes: Uint8Array, start: number, list: PackBlob[], inPlace: boolean, deliver: Deliver, writes: Promise<void>[]) {
     const got = bytes.length; // (bytes is transferred to a decoder thread below)

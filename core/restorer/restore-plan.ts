@@ -204,8 +204,8 @@ export class RestorePlanner {
 
   async #ensureDir(path: string[]): Promise<void> {
     // Most calls are for a directory already made (every file's own): one key, not one per
-    // ancestor (D2 in Chromium: the ancestors' keys were 56 of the 318 MiB the engine's JS
-    // allocated during the restore). Otherwise the folders missing are found from the deepest
+    // ancestor (building every ancestor's key per file was a large part of a restore's
+    // garbage). Otherwise the folders missing are found from the deepest
     // made one up (usually the parent, made as the walk entered it), each key cut from its
     // child's: a few lookups per folder, so a tree nested thousands deep costs its depth, not
     // the cube of it (every ancestor of every folder looked up).

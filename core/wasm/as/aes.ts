@@ -1,6 +1,6 @@
 // AES-256-CTR (Go's cipher.NewCTR: the whole 16-byte IV is one big-endian 128-bit counter)
 // and single AES-128 blocks (Poly1305-AES's nonce encryption), for browsers whose WebCrypto
-// AES is slow (Debian's Chromium: 50–75 MB/s, all through one thread per renderer).
+// AES is slow (some Chromium builds run it through one thread per renderer; bench/README.md).
 // AssemblyScript, compiled by scripts/build-wasm.mjs into core/wasm/generated/aes.ts.
 //
 // Classic T-table AES: four 1 KiB tables fold SubBytes, ShiftRows and MixColumns into four
