@@ -110,6 +110,38 @@ describe('Repository', () => {
       expect(isCairnError(await rejection(Repository.open(backend, TEST_PASSWORD)), 'NOT_A_REPOSITORY')).toBe(true);
     });
 
+    it('open without a config is NOT_A_REPOSITORY with a wrong password too', async () => {
+      const { backend } = await memRepo();
+      await backend.remove({ type: 'config', name: '' });
+      expect(isCairnError(await rejection(Repository.open(backend, 'nope')), 'NOT_A_REPOSITORY')).toBe(true);
+    });
+
+    it('open fetches the config while the key is searched for', async () => {
+      const { backend } = await memRepo();
+      const order: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const watched: Backend = {
+        location: backend.location,
+        connections: backend.connections,
+        close: () => backend.close(),
+        stat: (h, o) => backend.stat(h, o),
+        save: (h, d, o) => backend.save(h, d, o),
+        remove: (h, o) => backend.remove(h, o),
+        list: (t, o) => backend.list(t, o),
+        load: async (h: Handle, o?: LoadOptions) => {
+          order.push(`load ${h.type}`);
+          if (h.type === 'config') await held; // answered only once the key file has been asked for
+          return backend.load(h, o);
+        },
+      };
+      const opening = Repository.open(watched, TEST_PASSWORD);
+      while (!order.includes('load keys')) await new Promise((r) => setTimeout(r, 0));
+      release();
+      await opening;
+      expect(order.indexOf('load config')).toBeLessThan(order.indexOf('load keys'));
+    });
+
     it('a wrong password is WRONG_PASSWORD', async () => {
       const { backend } = await memRepo();
       expect(isCairnError(await rejection(Repository.open(backend, 'nope')), 'WRONG_PASSWORD')).toBe(true);

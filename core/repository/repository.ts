@@ -91,11 +91,23 @@ export class Repository {
   }
 
   static async open(backend: Backend, password: string, opts: OpenOptions = {}): Promise<Repository> {
-    if (!(await exists(backend, opts.signal))) {
-      throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location} (config file not found)`, { op: 'open' });
+    // The config is fetched while the key is searched for (the key's scrypt is most of an open);
+    // a missing config is still reported before anything the key search found.
+    const search = new AbortController();
+    const stop = () => search.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    const found = searchKey(backend, password, { ...opts, signal: search.signal });
+    found.catch(() => {}); // answered below, after the config
+    let sealed: Uint8Array;
+    try {
+      sealed = await loadConfigFile(backend, opts.signal);
+    } catch (e) {
+      search.abort();
+      throw e;
+    } finally {
+      opts.signal?.removeEventListener('abort', stop);
     }
-    const { id, key } = await searchKey(backend, password, opts);
-    const sealed = await backend.load({ type: 'config', name: '' }, { signal: opts.signal });
+    const { id, key } = await found;
     let config: Config;
     try {
       const plain = await open(key, sealed);
@@ -359,8 +371,26 @@ async function exists(backend: Backend, signal?: AbortSignal): Promise<boolean> 
   } catch (e) {
     if (!isNotFound(e)) throw e;
   }
-  // A HEAD of a missing object and of a missing bucket look the same (404, no body); a
-  // listing tells them apart, so the error can name the real problem (NO_SUCH_BUCKET).
-  for await (const _ of backend.list('keys', { signal })) break;
+  await requireBucket(backend, signal);
   return false;
+}
+
+/** The sealed config, or NOT_A_REPOSITORY (NO_SUCH_BUCKET when the bucket itself is missing). */
+async function loadConfigFile(backend: Backend, signal?: AbortSignal): Promise<Uint8Array> {
+  try {
+    return await backend.load({ type: 'config', name: '' }, { signal });
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  await requireBucket(backend, signal);
+  throw new CairnError('NOT_A_REPOSITORY', `no repository at ${backend.location} (config file not found)`, { op: 'open' });
+}
+
+/**
+ * Throws NO_SUCH_BUCKET (from the backend) when the storage itself is missing. A 404 for a
+ * missing object and for a missing bucket can look the same (a HEAD has no body); a listing
+ * tells them apart, so the error can name the real problem.
+ */
+async function requireBucket(backend: Backend, signal?: AbortSignal): Promise<void> {
+  for await (const _ of backend.list('keys', { signal })) break;
 }
