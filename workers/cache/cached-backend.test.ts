@@ -81,6 +81,49 @@ describe('CachedBackend offline', () => {
     expect(store.listings.has('repo\0keys')).toBe(true); // unlisted types are listed on adoption
   });
 
+  it('opens a repository new to the cache even when the cache refuses every write', async () => {
+    const mem = new MemoryBackend();
+    const be = new CachedBackend(mem, { locationKey: 'loc', offline: () => false, store: memoryStore({ failing: () => true }) });
+    await expect(be.adoptRepository('repo')).resolves.toBeUndefined();
+    expect(be.repoId).toBe('repo');
+  });
+
+  it('files a new repository before adoption returns, and refreshes a known one behind it', async () => {
+    const listings: Array<() => void> = [];
+    const held = (inner: Backend): Backend => ({
+      ...switchable(inner),
+      // Each listing waits until the test lets it go.
+      list: (t, o) =>
+        (async function* () {
+          await new Promise<void>((go) => listings.push(go));
+          yield* inner.list(t, o);
+        })(),
+    });
+    const store = memoryStore();
+    const fresh = new CachedBackend(held(new MemoryBackend()), { locationKey: 'loc', offline: () => false, store });
+    let adopted = false;
+    const adopting = fresh.adoptRepository('repo').then(() => (adopted = true));
+    while (listings.length === 0) await new Promise((r) => setTimeout(r, 0));
+    expect(adopted).toBe(false); // a new repository: its listings are taken first
+    while (!adopted) {
+      listings.shift()?.();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await adopting;
+    expect(store.listings.has('repo\0snapshots')).toBe(true);
+
+    const warmStore = memoryStore();
+    const warm = new CachedBackend(held(new MemoryBackend()), { locationKey: 'loc', knownRepoId: 'repo', offline: () => false, store: warmStore });
+    await warm.adoptRepository('repo'); // a known repository: returns with its listings held
+    expect(warmStore.listings.size).toBe(0);
+    const settling = warm.settled();
+    while (warmStore.listings.size < 3) {
+      listings.shift()?.();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await settling;
+  });
+
   it('offline, serves cached metadata and listings, and refuses pack data with NEEDS_NETWORK', async () => {
     const { be, snap, idx, pack, setOffline, inner } = await cachedRepo();
     await be.adoptRepository('repo');

@@ -85,11 +85,17 @@ export class CachedBackend implements Backend {
     return this.#repoId;
   }
 
-  /** Files what was fetched during open under the repository's ID, and links the location to it. */
+  /**
+   * Files what was fetched during open under the repository's ID, and links the location to it.
+   * A repository new to this cache is filed before this returns, so it can be unlocked offline
+   * at once; one the cache already holds (its listings are there from an earlier open) is
+   * refreshed in the background, so a warm open does not wait for two listings and the writes.
+   */
   async adoptRepository(repoId: string): Promise<void> {
+    const known = this.#opts.knownRepoId === repoId;
     if (this.#repoId && this.#repoId !== repoId) this.#pending.clear(); // another repository now lives here
     this.#repoId = repoId;
-    await this.#store.putLocation(this.#opts.locationKey, repoId);
+    this.#track(this.#store.putLocation(this.#opts.locationKey, repoId));
     for (const { h, bytes } of this.#pending.values()) this.#remember(h, bytes);
     for (const [type, entries] of this.#pendingLists)
       this.#track(
@@ -104,16 +110,19 @@ export class CachedBackend implements Backend {
     const unlisted = (['keys', 'snapshots', 'index'] as const).filter((t) => !this.#pendingLists.has(t));
     this.#pending.clear();
     this.#pendingLists.clear();
-    if (!this.#opts.offline()) {
-      for (const type of unlisted) {
-        try {
-          for await (const _ of this.list(type)) void _;
-        } catch {
-          // offline cache stays incomplete; the next online open fills it
-        }
+    if (!this.#opts.offline()) this.#track(this.#listAll(unlisted));
+    if (!known) await this.settled();
+  }
+
+  /** Lists each type through the cache, which keeps the listing; a failure leaves the cache as it was. */
+  async #listAll(types: readonly FileType[]): Promise<void> {
+    for (const type of types) {
+      try {
+        for await (const _ of this.list(type)) void _;
+      } catch {
+        // offline cache stays incomplete; the next online open fills it
       }
     }
-    await this.settled();
   }
 
   /** Waits for cache writes in flight (tests and close). */
