@@ -53,17 +53,17 @@ export class Engine implements EngineApi {
 
   async createRepository(loc: RepoLocation, password: string, opts?: OpenOptions) {
     await initWasm();
-    return (await this.#replace(createRepository(loc, password, await engineUser(), opts))).info();
+    return (await this.#replace(createRepository(loc, password, await engineUser(), opts))).openInfo();
   }
   async openRepository(loc: RepoLocation, password: string, opts?: OpenOptions) {
     await initWasm();
-    return (await this.#replace(openRepository(loc, password, opts))).info();
+    return (await this.#replace(openRepository(loc, password, opts))).openInfo();
   }
   async unlockRemembered(loc: RepoLocation, opts?: { offline?: boolean }) {
-    return (await this.#replace(unlockRemembered(loc, opts))).info();
+    return (await this.#replace(unlockRemembered(loc, opts))).openInfo();
   }
   async recoverAccess(loc: RepoLocation, masterKey: string, password: string, opts?: OpenOptions) {
-    return (await this.#replace(recoverWithMasterKey(loc, masterKey, password, await engineUser(), opts))).info();
+    return (await this.#replace(recoverWithMasterKey(loc, masterKey, password, await engineUser(), opts))).openInfo();
   }
   async forgetRemembered(loc: RepoLocation) {
     await forgetRemembered(loc);
@@ -94,7 +94,7 @@ export class Engine implements EngineApi {
 
   async listSnapshots() {
     const s = this.#current();
-    const list = (await s.snapshots()).map(snapshotView);
+    const list = (await s.pageSnapshots()).map(snapshotView);
     this.#keepList(s, list);
     s.listed();
     return list;

@@ -31,6 +31,8 @@ export class Session {
   readonly device: DeviceInfo | undefined;
   remembered: boolean;
   #snapshots: Map<ID, SnapshotEntry> | undefined;
+  /** The listing the open answered with, until the page has been given a list (see openInfo). */
+  #openListing: Promise<SnapshotEntry[]> | undefined;
   readonly #trees = new Map<ID, Tree>();
   readonly #closed = new AbortController();
   #warming: Promise<{ trees: number }> | undefined;
@@ -80,17 +82,39 @@ export class Session {
     if (this.offline) throw new EngineFault('NEEDS_NETWORK', `${what} needs the network: this repository is in a bucket and the browser is offline`);
   }
 
-  async info(): Promise<RepoInfo> {
+  async info(listing?: SnapshotEntry[]): Promise<RepoInfo> {
     return {
       id: this.repo.config.id,
       version: this.repo.version,
       location: describeLocation(this.loc),
       locationKey: this.locationKey,
-      snapshots: (await this.snapshots()).length,
+      snapshots: (listing ?? (await this.snapshots())).length,
       offline: this.offline,
       remembered: this.remembered,
       ...(this.device ? { device: { ...this.device } } : {}),
     };
+  }
+
+  /**
+   * The open's answer. The listing it counts is kept for the page's first list (pageSnapshots),
+   * which follows at once: a warm open lists the bucket once, not twice.
+   */
+  async openInfo(): Promise<RepoInfo> {
+    const listing = this.snapshots();
+    this.#openListing = listing;
+    listing.catch(() => {
+      if (this.#openListing === listing) this.#openListing = undefined;
+    });
+    return this.info(await listing);
+  }
+
+  /**
+   * The snapshots for the page: the open's listing while the page has done nothing since the
+   * open but ask for it; a fresh listing once it has had a list, browsed a tree, or the
+   * snapshots changed.
+   */
+  pageSnapshots(): Promise<SnapshotEntry[]> {
+    return this.#openListing ?? this.snapshots();
   }
 
   /** Every snapshot, oldest first; decoded once per session, refreshed from the listing. */
@@ -126,15 +150,19 @@ export class Session {
 
   /** The page has the snapshot list: background work may start (engine-main waits for this). */
   listed(): void {
+    this.#openListing = undefined;
     this.#listed();
   }
 
+  /** The snapshots changed (a backup, a forget): the next list is taken afresh. */
   forgetSnapshots(): void {
     this.#snapshots = undefined;
+    this.#openListing = undefined;
   }
 
   /** A decoded tree for the page (browsing, search, diff): the background fill waits meanwhile. */
   async tree(id: ID, signal?: AbortSignal): Promise<Tree> {
+    this.#openListing = undefined; // a page that browses first lists afresh when it lists
     this.#foreground++;
     try {
       return await this.#tree(id, signal);

@@ -1,0 +1,70 @@
+// The session's snapshot listings: the open's listing serves the page's first list, and
+// nothing after that is answered from it.
+
+import { describe, expect, it } from 'vitest';
+import { memRepo } from '../../test/helpers/mem-repo';
+import { MemSource } from '../../test/helpers/mem-source';
+import { MemoryBackend } from '../../core/backend/mem';
+import type { FileType } from '../../core/backend/backend';
+import { backup } from '../../core/archiver/archiver';
+import { inProcessPool } from '../../core/archiver/pool';
+import { Session } from './session';
+
+/** A memory backend that counts its snapshot listings. */
+class CountingBackend extends MemoryBackend {
+  snapshotLists = 0;
+  override list(t: FileType, o?: Parameters<MemoryBackend['list']>[1]) {
+    if (t === 'snapshots') this.snapshotLists++;
+    return super.list(t, o);
+  }
+}
+
+async function sessionWithOneSnapshot() {
+  const backend = new CountingBackend();
+  const { repo } = await memRepo({ backend });
+  const src = new MemSource({ d: { 'a.txt': { data: new TextEncoder().encode('a') } } });
+  const snap = await backup(repo, src, inProcessPool({ saver: backend, reader: src }), { hostname: 'h', targets: ['/d'] });
+  const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo, offline: false, remembered: false });
+  return { s, backend, repo, snap };
+}
+
+describe('the session’s snapshot listings', () => {
+  it('answers the page’s first list with the open’s listing, then lists afresh', async () => {
+    const { s, backend } = await sessionWithOneSnapshot();
+    const before = backend.snapshotLists;
+    expect((await s.openInfo()).snapshots).toBe(1);
+    expect(backend.snapshotLists).toBe(before + 1);
+    const [a, b] = await Promise.all([s.pageSnapshots(), s.pageSnapshots()]);
+    expect(a.map((e) => e.id)).toEqual(b.map((e) => e.id));
+    expect(backend.snapshotLists).toBe(before + 1); // the page's first lists took none of their own
+    s.listed();
+    await s.pageSnapshots();
+    expect(backend.snapshotLists).toBe(before + 2);
+  });
+
+  it('lists afresh once the snapshots changed or the page browsed', async () => {
+    const { s, backend, snap } = await sessionWithOneSnapshot();
+    await s.openInfo();
+    const n = backend.snapshotLists;
+    s.forgetSnapshots(); // what a backup or a forget does
+    await s.pageSnapshots();
+    expect(backend.snapshotLists).toBe(n + 1);
+
+    await s.openInfo();
+    await s.tree(snap.snapshot.tree);
+    await s.pageSnapshots();
+    expect(backend.snapshotLists).toBe(n + 3);
+  });
+
+  it('does not keep a failed listing for the page', async () => {
+    const { s, backend } = await sessionWithOneSnapshot();
+    const list = backend.list.bind(backend);
+    backend.list = (t, o) => {
+      if (t === 'snapshots') throw new Error('unreachable');
+      return list(t, o);
+    };
+    await expect(s.openInfo()).rejects.toThrow('unreachable');
+    backend.list = list;
+    expect(await s.pageSnapshots()).toHaveLength(1);
+  });
+});
