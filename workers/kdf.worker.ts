@@ -18,7 +18,13 @@ export interface KdfRequest {
 
 export type KdfResponse = { ok: true; key: Uint8Array } | { ok: false; message: string };
 
+// A small derivation as soon as the worker starts (it is started as a spare, before a password
+// is typed): V8 runs new WebAssembly in its baseline tier and optimises the hot functions while
+// they run, so without this the user's derivation would run its first part in the slow tier.
+const warm = scrypt({ password: 'warm-up', salt: new Uint8Array(16), costFactor: 1024, blockSize: 8, parallelism: 1, hashLength: 32 }).catch(() => {});
+
 const channel = engineChannel(async (ev: MessageEvent<KdfRequest>) => {
+  await warm;
   const q = ev.data;
   try {
     const key = await scrypt({
