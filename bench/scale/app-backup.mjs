@@ -152,6 +152,17 @@ function usage(pids) {
   return { cpu, rchar };
 }
 
+/** CPU seconds of the processes by kind: browser, renderer (all renderers), other (GPU, network, utility). */
+function cpuByKind(pids) {
+  const out = { browser: 0, renderer: 0, other: 0 };
+  for (const pid of pids) {
+    const cmd = read(`/proc/${pid}/cmdline`);
+    const kind = !cmd.includes('--type=') ? 'browser' : cmd.includes('--type=renderer') ? 'renderer' : 'other';
+    out[kind] += usage([pid]).cpu;
+  }
+  return out;
+}
+
 /**
  * CDP sessions to every worker of the page (non-flat, beside Playwright's own), for their V8 heap:
  * `sample()` resolves with { kind → usedSize } per worker (kind: the script's name, a number
@@ -276,14 +287,17 @@ async function pageBackup(page, userDir, sampler, files) {
   const ru0 = r0 ? usage([r0]) : undefined;
   sampler.reset();
   await page.evaluate(watchFirst);
+  const byKind0 = cpuByKind(pids0);
   const tPick = Date.now();
-  await page.getByLabel('Choose a folder to back up').setInputFiles(TREE);
+  await page.getByLabel('Choose a folder to back up').setInputFiles(TREE, { timeout: 0 });
   const tSet = Date.now();
   const name = path.basename(TREE);
   await page
     .getByTestId('pending-folder')
     .filter({ hasText: `${files} files` })
-    .waitFor({ timeout: 900_000 });
+    .waitFor({ timeout: 0 });
+  const byKind1 = cpuByKind(profilePids(userDir));
+  const pickCpuSeconds = Object.fromEntries(Object.entries(byKind1).map(([k, v]) => [k, +(v - (byKind0[k] ?? 0)).toFixed(1)]));
   const tClick = Date.now();
   await page.getByRole('button', { name: `Back up “${name}”` }).click();
   await page.waitForFunction(() => window.__firstSeen.seen.summary || window.__firstSeen.seen.alert, undefined, { timeout: 4 * 3600_000, polling: 1000 });
@@ -297,6 +311,7 @@ async function pageBackup(page, userDir, sampler, files) {
   const out = {
     pickToListed: +((seen.pending - tPick) / 1000).toFixed(2),
     setInputFiles: +((tSet - tPick) / 1000).toFixed(2),
+    pickCpuSeconds,
     clickToProgressCard: s(seen.progressCard),
     clickToCounts: s(seen.counts),
     clickToDone: s(seen.summary ?? seen.alert),
