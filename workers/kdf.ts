@@ -7,6 +7,8 @@ import { primitives, setPrimitives } from '../core/crypto/primitives';
 import type { KdfRequest, KdfResponse } from './kdf.worker';
 import kdfWorkerUrl from './kdf.worker.ts?worker&url';
 import { spawnWorker, type SpawnedWorker } from './spawn';
+import { PreparedDerivations } from './prepared-derivations';
+import type { UserKeyDerivation } from '../core/repository/keyfile';
 
 let spare: SpawnedWorker | undefined;
 
@@ -32,9 +34,16 @@ function scryptInWorker(password: Uint8Array, salt: Uint8Array, N: number, r: nu
   });
 }
 
+const prepared = new PreparedDerivations(scryptInWorker);
+
+/** Starts an unlock's scrypt before the open asks for it (see ./prepared-derivations.ts). */
+export function prepareScrypt(d: UserKeyDerivation): void {
+  prepared.prepare(d);
+}
+
 /** Routes the engine's scrypt through throw-away workers; call once at engine start. */
 export function installWorkerScrypt(): void {
   // Not at once: a warm start (remembered key, no scrypt) would share the cores with its boot.
   setTimeout(() => (spare ??= start()), 500);
-  setPrimitives({ ...primitives(), scrypt: scryptInWorker });
+  setPrimitives({ ...primitives(), scrypt: prepared.derive });
 }

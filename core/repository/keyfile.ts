@@ -59,9 +59,23 @@ export function parseKeyFile(bytes: Uint8Array, id: string): KeyFileJSON {
   return j as KeyFileJSON;
 }
 
-async function deriveUserKey(password: string, salt: Uint8Array, p: KdfParams): Promise<Key> {
-  const out = await primitives().scrypt(new TextEncoder().encode(password), salt, p.N, p.r, p.p, 64);
-  return Key.fromKdfOutput(out);
+/** The scrypt call that stretches `password` into the user key of a key file with `salt` and `p`. */
+export interface UserKeyDerivation {
+  password: Uint8Array;
+  salt: Uint8Array;
+  N: number;
+  r: number;
+  p: number;
+  dkLen: number;
+}
+
+export function userKeyDerivation(password: string, salt: Uint8Array, p: KdfParams): UserKeyDerivation {
+  return { password: new TextEncoder().encode(password), salt, N: p.N, r: p.r, p: p.p, dkLen: 64 };
+}
+
+async function deriveUserKey(password: string, salt: Uint8Array, params: KdfParams): Promise<Key> {
+  const d = userKeyDerivation(password, salt, params);
+  return Key.fromKdfOutput(await primitives().scrypt(d.password, d.salt, d.N, d.r, d.p, d.dkLen));
 }
 
 /** Opens one key file's JSON with `password`; throws WRONG_PASSWORD if the MAC fails. */
