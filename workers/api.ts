@@ -214,6 +214,12 @@ export interface EngineApi extends RepositoryToolsApi {
   createRepository(loc: RepoLocation, password: string, opts?: OpenOptions): Promise<RepoInfo>;
   /** Wrong password rejects with `WRONG_PASSWORD`; no repository there with `NOT_A_REPOSITORY`. */
   openRepository(loc: RepoLocation, password: string, opts?: OpenOptions): Promise<RepoInfo>;
+  /**
+   * Starts the password's key derivation for `loc` (if its offline cache knows the key file
+   * that last opened it) so that an `openRepository` right after takes the result; the page
+   * calls it while it decrypts the bucket's keys. `loc` needs no keys. No answer.
+   */
+  prepareUnlock(loc: RepoLocation, password: string): Promise<void>;
   /** Opens with a remembered master key (no password); `NOT_REMEMBERED` if there is none. */
   unlockRemembered(loc: RepoLocation, opts?: { offline?: boolean }): Promise<RepoInfo>;
   /** Drops the remembered key (and S3 keys) for a location. */

@@ -99,6 +99,7 @@ class RepoSession {
     this.#error = undefined;
     performance.mark('cairn:unlock-start');
     try {
+      if (req.entry && !req.location && !req.create && !req.masterKey) this.#prepare(req.entry, req.password);
       const location = req.location ?? (await this.#locationOf(req));
       // Only a bucket needs the network; this browser's storage and a local folder are always there.
       const offline = location.kind === 's3' && !network.online && !req.create;
@@ -182,6 +183,13 @@ class RepoSession {
     performance.mark('cairn:unlocked');
     void setPref(LAST_REPO_PREF, entry?.id ?? null);
     writeBootHint(entry);
+  }
+
+  /** The engine starts the password's scrypt while the bucket's keys are decrypted here (#locationOf). */
+  #prepare(entry: RememberedRepo, password: string): void {
+    engine()
+      .prepareUnlock(toEngine(entry.location), password)
+      .catch(() => {}); // only a head start: the open does the work itself if this did not
   }
 
   async #locationOf(req: UnlockRequest): Promise<RepoLocation> {

@@ -124,6 +124,17 @@ describe('CachedBackend offline', () => {
     await settling;
   });
 
+  it('files the key that opened the location with it, and keeps the last one when none is named', async () => {
+    const store = memoryStore();
+    const be = new CachedBackend(new MemoryBackend(), { locationKey: 'loc', offline: () => false, store });
+    await be.adoptRepository('repo', 'k1');
+    await be.settled();
+    expect([store.locations.get('loc'), store.lastKeys.get('loc')]).toEqual(['repo', 'k1']);
+    await be.adoptRepository('repo');
+    await be.settled();
+    expect(store.lastKeys.get('loc')).toBe('k1');
+  });
+
   it('offline, serves cached metadata and listings, and refuses pack data with NEEDS_NETWORK', async () => {
     const { be, snap, idx, pack, setOffline, inner } = await cachedRepo();
     await be.adoptRepository('repo');

@@ -90,12 +90,13 @@ export class CachedBackend implements Backend {
    * A repository new to this cache is filed before this returns, so it can be unlocked offline
    * at once; one the cache already holds (its listings are there from an earlier open) is
    * refreshed in the background, so a warm open does not wait for two listings and the writes.
+   * `keyId` is the key file that opened it, tried first the next time.
    */
-  async adoptRepository(repoId: string): Promise<void> {
+  async adoptRepository(repoId: string, keyId?: string): Promise<void> {
     const known = this.#opts.knownRepoId === repoId;
     if (this.#repoId && this.#repoId !== repoId) this.#pending.clear(); // another repository now lives here
     this.#repoId = repoId;
-    this.#track(this.#store.putLocation(this.#opts.locationKey, repoId));
+    this.#track(this.#store.putLocation(this.#opts.locationKey, repoId, keyId));
     for (const { h, bytes } of this.#pending.values()) this.#remember(h, bytes);
     for (const [type, entries] of this.#pendingLists)
       this.#track(

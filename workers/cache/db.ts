@@ -59,7 +59,8 @@ export interface ViewRecord {
 interface CairnCacheDB extends DBSchema {
   objects: { key: [string, string, string]; value: CachedObject; indexes: { byRepo: string } };
   listings: { key: [string, string]; value: Listing };
-  locations: { key: string; value: { locationKey: string; repoId: string; at: number } };
+  /** keyId: the key file that last opened the location (a file name, no secret): tried first next time. */
+  locations: { key: string; value: { locationKey: string; repoId: string; keyId?: string; at: number } };
   remembered: { key: string; value: RememberedRecord };
   views: { key: string; value: ViewRecord };
   meta: { key: string; value: { name: string; value: string } };
@@ -192,8 +193,17 @@ export async function getLocation(locationKey: string): Promise<string | undefin
   return (await (await database()).get('locations', locationKey))?.repoId;
 }
 
-export async function putLocation(locationKey: string, repoId: string): Promise<void> {
-  await (await database()).put('locations', { locationKey, repoId, at: Date.now() });
+export async function getLocationRecord(locationKey: string): Promise<{ repoId: string; keyId?: string } | undefined> {
+  return (await database()).get('locations', locationKey);
+}
+
+/** Links a location to its repository; without `keyId`, the key noted for that same repository stays. */
+export async function putLocation(locationKey: string, repoId: string, keyId?: string): Promise<void> {
+  const tx = (await database()).transaction('locations', 'readwrite');
+  const cur = await tx.store.get(locationKey);
+  const key = keyId ?? (cur?.repoId === repoId ? cur.keyId : undefined);
+  await tx.store.put({ locationKey, repoId, ...(key ? { keyId: key } : {}), at: Date.now() });
+  await tx.done;
 }
 
 /** Deletes everything cached for a repository (and the location → repository link). */

@@ -16,7 +16,8 @@ export interface MetadataStore {
   putListing(repo: string, type: CachedType, entries: ListingEntry[]): Promise<void>;
   /** Adds or replaces `add` and drops `remove` in a stored listing; no listing, no change. */
   editListing(repo: string, type: CachedType, add?: ListingEntry, remove?: string): Promise<void>;
-  putLocation(locationKey: string, repoId: string): Promise<void>;
+  /** Links a location to the repository there and the key file that opened it. */
+  putLocation(locationKey: string, repoId: string, keyId?: string): Promise<void>;
 }
 
 /** The app's store: the IndexedDB database db.ts owns. */
@@ -33,10 +34,11 @@ export const indexedDbStore: MetadataStore = {
 /** A store in memory (tests); `failing` makes every call reject, as a full or broken cache would. */
 export function memoryStore(
   opts: { failing?: () => boolean } = {},
-): MetadataStore & { objects: Map<string, Uint8Array>; listings: Map<string, ListingEntry[]>; locations: Map<string, string> } {
+): MetadataStore & { objects: Map<string, Uint8Array>; listings: Map<string, ListingEntry[]>; locations: Map<string, string>; lastKeys: Map<string, string> } {
   const objects = new Map<string, Uint8Array>();
   const listings = new Map<string, ListingEntry[]>();
   const locations = new Map<string, string>();
+  const lastKeys = new Map<string, string>();
   const gate = async () => {
     if (opts.failing?.()) throw new Error('cache store unavailable');
   };
@@ -45,6 +47,7 @@ export function memoryStore(
     objects,
     listings,
     locations,
+    lastKeys,
     async getObject(repo, type, name) {
       await gate();
       return objects.get(k(repo, type, name))?.slice();
@@ -75,8 +78,10 @@ export function memoryStore(
       const next = cur.filter((e) => e.name !== add?.name && e.name !== remove);
       listings.set(k(repo, type), add ? [...next, { ...add }] : next);
     },
-    async putLocation(locationKey, repoId) {
+    async putLocation(locationKey, repoId, keyId) {
       await gate();
+      if (keyId) lastKeys.set(locationKey, keyId);
+      else if (locations.get(locationKey) !== repoId) lastKeys.delete(locationKey);
       locations.set(locationKey, repoId);
     },
   };

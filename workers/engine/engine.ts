@@ -28,6 +28,8 @@ import * as browse from './browse';
 import * as stats from './stats';
 import { addRepositoryKey, changePassword, listKeys, removeRepositoryKey } from './keys';
 import { clearCache, createRepository, forgetRemembered, openRepository, recoverWithMasterKey, unlockRemembered } from './open';
+import { prepareUnlock } from './prepare-unlock';
+import { locationKey } from '../location';
 import { OperationSlot } from './operation-slot';
 import { recoverySheet } from './recovery';
 import { forget, previewForget } from './retention';
@@ -58,6 +60,9 @@ export class Engine implements EngineApi {
   async openRepository(loc: RepoLocation, password: string, opts?: OpenOptions) {
     await initWasm();
     return (await this.#replace(openRepository(loc, password, opts))).openInfo();
+  }
+  prepareUnlock(loc: RepoLocation, password: string) {
+    return prepareUnlock(locationKey(loc), password);
   }
   async unlockRemembered(loc: RepoLocation, opts?: { offline?: boolean }) {
     return (await this.#replace(unlockRemembered(loc, opts))).openInfo();

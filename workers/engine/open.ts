@@ -45,6 +45,8 @@ interface Opened {
   backend: Backend;
   cached?: CachedBackend;
   device?: DeviceInfo;
+  /** The key file that last opened this location (the offline cache's note), tried first. */
+  lastKeyId?: string;
 }
 
 /** The backend of a location, and who this device is at its presign endpoint (asked first: a refused token stops here). */
@@ -53,19 +55,20 @@ async function backendFor(loc: RepoLocation, offline: boolean, create: boolean):
   const inner = await openBackend(loc, { create });
   if (!isRemote(loc)) return { backend: inner };
   const key = locationKey(loc);
+  const known = await db.getLocationRecord(key).catch(() => undefined);
   const cached = new CachedBackend(inner, {
     locationKey: key,
-    knownRepoId: await db.getLocation(key).catch(() => undefined),
+    knownRepoId: known?.repoId,
     offline: () => offline || browserOffline(),
   });
-  return { backend: cached, cached, device };
+  return { backend: cached, cached, device, lastKeyId: known?.keyId };
 }
 
 async function finish(loc: RepoLocation, repo: Repository, opened: Opened, offline: boolean, opts: OpenOptions): Promise<Session> {
   const { cached, device } = opened;
   const key = locationKey(loc);
   if (cached) {
-    await cached.adoptRepository(repo.config.id);
+    await cached.adoptRepository(repo.config.id, repo.keyID);
     repo.blobCache = treeCache(repo.config.id, cached.stats);
   }
   let remembered: boolean;
@@ -89,7 +92,7 @@ export async function openRepository(loc: RepoLocation, password: string, opts: 
   const resolved = await resolve(loc);
   const offline = (opts.offline ?? false) && isRemote(resolved);
   const opened = await backendFor(resolved, offline, false);
-  const repo = await Repository.open(opened.backend, password);
+  const repo = await Repository.open(opened.backend, password, { keyHint: opened.lastKeyId });
   return finish(resolved, repo, opened, offline, opts);
 }
 
