@@ -18,6 +18,7 @@ export const MODULES = [
   { name: 'chunker', source: 'core/wasm/as/chunker.ts', what: "restic's Rabin chunker, per-byte part" },
   { name: 'poly1305', source: 'core/wasm/as/poly1305.ts', what: 'Poly1305 (RFC 8439)' },
   { name: 'aes', source: 'core/wasm/as/aes.ts', what: 'AES-256-CTR and AES-128 blocks (T-tables)' },
+  { name: 'scrypt', source: 'core/wasm/as/scrypt.ts', what: "scrypt's ROMix, one lane" },
 ];
 
 // -O3 and no shrinking: speed over size (the modules are a few KiB either way).
