@@ -1,26 +1,34 @@
-// scrypt for the engine worker, run in a throw-away worker (kdf.worker.ts) so its memory is
-// released as soon as the key is derived. One spare worker is kept started (from half a second after engine start) (hash-wasm loaded,
-// no KDF memory yet) so an unlock does not wait for a worker to boot.
+// scrypt for the engine worker: the PBKDF2 steps here, the lanes (ROMix, nearly all the time and
+// all the memory) in throw-away workers (kdf.worker.ts), several at once when the key has
+// several lanes (restic's keys have p = 3 to 8 and more), so their memory is released as soon
+// as the key is derived. Spare workers are kept started (from half a second after engine start;
+// their WebAssembly warmed, no KDF memory yet) so an unlock does not wait for workers to boot.
 
 import { CairnError } from '../core/errors';
 import { primitives, setPrimitives } from '../core/crypto/primitives';
+import { groupLanes, scryptLanes } from '../core/crypto/scrypt-lanes';
+import type { UserKeyDerivation } from '../core/repository/keyfile';
 import type { KdfRequest, KdfResponse } from './kdf.worker';
 import kdfWorkerUrl from './kdf.worker.ts?worker&url';
-import { spawnWorker, type SpawnedWorker } from './spawn';
 import { PreparedDerivations } from './prepared-derivations';
-import type { UserKeyDerivation } from '../core/repository/keyfile';
+import { spawnWorker, type SpawnedWorker } from './spawn';
 
-let spare: SpawnedWorker | undefined;
+/** Lanes run on at most this many workers at once: the cores, up to four. */
+const WORKERS = Math.max(1, Math.min(4, globalThis.navigator?.hardwareConcurrency || 2));
+const spares: SpawnedWorker[] = [];
 
 const start = () => spawnWorker(kdfWorkerUrl, 'cairn-kdf');
+const refill = () => {
+  while (spares.length < WORKERS) spares.push(start());
+};
 
-function scryptInWorker(password: Uint8Array, salt: Uint8Array, N: number, r: number, p: number, dkLen: number): Promise<Uint8Array> {
-  const w = spare ?? start();
-  spare = undefined;
-  return new Promise<Uint8Array>((resolve, reject) => {
+/** Mixes `lanes` in one throw-away worker. */
+function mixInWorker(lanes: Uint8Array[], N: number, r: number): Promise<Uint8Array[]> {
+  const w = spares.pop() ?? start();
+  return new Promise<Uint8Array[]>((resolve, reject) => {
     w.onmessage = (ev: MessageEvent<KdfResponse>) => {
       w.terminate();
-      if (ev.data.ok) resolve(ev.data.key);
+      if (ev.data.ok) resolve(ev.data.lanes);
       else reject(new CairnError('INTERNAL', `scrypt failed: ${ev.data.message}`));
     };
     w.onerror = (ev) => {
@@ -28,13 +36,31 @@ function scryptInWorker(password: Uint8Array, salt: Uint8Array, N: number, r: nu
       w.terminate();
       reject(new CairnError('INTERNAL', `scrypt worker failed: ${ev.message || 'script error'}`));
     };
-    w.postMessage({ password, salt, N, r, p, dkLen } satisfies KdfRequest);
-  }).finally(() => {
-    spare ??= start();
+    w.postMessage(
+      { lanes, N, r } satisfies KdfRequest,
+      lanes.map((l) => l.buffer),
+    );
   });
 }
 
-const prepared = new PreparedDerivations(scryptInWorker);
+/** The lanes spread over the workers, answered in their order. */
+async function mixLanes(lanes: Uint8Array[], N: number, r: number): Promise<Uint8Array[]> {
+  try {
+    const groups = groupLanes(lanes, WORKERS);
+    const mixed = await Promise.all(groups.map((g) => mixInWorker(g.lanes, N, r)));
+    const out: Uint8Array[] = [];
+    groups.forEach((g, k) => g.at.forEach((i, j) => (out[i] = mixed[k]![j]!)));
+    return out;
+  } finally {
+    refill();
+  }
+}
+
+function scryptInWorkers(password: Uint8Array, salt: Uint8Array, N: number, r: number, p: number, dkLen: number): Promise<Uint8Array> {
+  return scryptLanes(password, salt, N, r, p, dkLen, mixLanes);
+}
+
+const prepared = new PreparedDerivations(scryptInWorkers);
 
 /** Starts an unlock's scrypt before the open asks for it (see ./prepared-derivations.ts). */
 export function prepareScrypt(d: UserKeyDerivation): void {
@@ -44,6 +70,6 @@ export function prepareScrypt(d: UserKeyDerivation): void {
 /** Routes the engine's scrypt through throw-away workers; call once at engine start. */
 export function installWorkerScrypt(): void {
   // Not at once: a warm start (remembered key, no scrypt) would share the cores with its boot.
-  setTimeout(() => (spare ??= start()), 500);
+  setTimeout(refill, 500);
   setPrimitives({ ...primitives(), scrypt: prepared.derive });
 }

@@ -7,8 +7,9 @@ import kdfWorkerUrl from '../../../workers/kdf.worker.ts?worker&url';
 import { spawnWorker, useWorkerHost, WORKER_HOST, type SpawnedWorker } from '../../../workers/spawn';
 import { hostWorkers } from '../../../workers/client/worker-host';
 import type { KdfRequest, KdfResponse } from '../../../workers/kdf.worker';
+import { scryptLanes } from '../../../core/crypto/scrypt-lanes';
 
-type Outcome = { message: string } | { error: string } | 'timeout';
+type Outcome = { message: string } | { lanes: Uint8Array[] } | { error: string } | 'timeout';
 
 function outcome(w: SpawnedWorker, first: unknown, ms = 10_000): Promise<Outcome> {
   return new Promise<Outcome>((resolve) => {
@@ -16,7 +17,7 @@ function outcome(w: SpawnedWorker, first: unknown, ms = 10_000): Promise<Outcome
     w.onmessage = (ev) => {
       clearTimeout(timer);
       const d = ev.data as KdfResponse;
-      resolve({ message: d.ok ? Array.from(d.key, (b) => b.toString(16).padStart(2, '0')).join('') : `failed: ${d.message}` });
+      resolve(d.ok ? { lanes: d.lanes } : { message: `failed: ${d.message}` });
     };
     w.onerror = (ev) => {
       ev.preventDefault();
@@ -33,10 +34,16 @@ export async function spawnThroughHost(password: string, salt: string): Promise<
   const stop = hostWorkers({ postMessage: (m: Record<string, MessagePort>) => (port = m[WORKER_HOST]) } as unknown as Worker);
   useWorkerHost(port!);
   const enc = new TextEncoder();
-  const request: KdfRequest = { password: enc.encode(password), salt: enc.encode(salt), N: 1024, r: 8, p: 1, dkLen: 32 };
+  // The whole scrypt, its one lane mixed by the hosted worker.
   const kdf = spawnWorker(kdfWorkerUrl, 'probe-kdf');
-  const scrypt = await outcome(kdf, request);
+  let scrypt: Outcome = 'timeout';
+  const key = await scryptLanes(enc.encode(password), enc.encode(salt), 1024, 8, 1, 32, async (lanes, N, r) => {
+    scrypt = await outcome(kdf, { lanes, N, r } satisfies KdfRequest);
+    return typeof scrypt === 'object' && 'lanes' in scrypt ? scrypt.lanes : [];
+  }).catch(() => undefined);
+  if (key) scrypt = { message: Array.from(key, (b) => b.toString(16).padStart(2, '0')).join('') };
   kdf.terminate();
+  const request: KdfRequest = { lanes: [new Uint8Array(1024)], N: 1024, r: 8 };
   const missing = await outcome(spawnWorker('/no-such-worker.js', 'probe-missing'), {});
   const blob = URL.createObjectURL(new Blob(['onmessage = () => { throw new Error("boom on a message"); };'], { type: 'text/javascript' }));
   const throws = await outcome(spawnWorker(blob, 'probe-throws'), {});
