@@ -16,6 +16,8 @@ import { spawnWorker, type SpawnedWorker } from './spawn';
 /** Lanes run on at most this many workers at once: the cores, up to four. */
 const WORKERS = Math.max(1, Math.min(4, globalThis.navigator?.hardwareConcurrency || 2));
 const spares: SpawnedWorker[] = [];
+/** Derivations running: spares are not started beside one (they would share its cores); it refills them when done. */
+let mixing = 0;
 
 const start = () => spawnWorker(kdfWorkerUrl, 'cairn-kdf');
 const refill = () => {
@@ -45,6 +47,7 @@ function mixInWorker(lanes: Uint8Array[], N: number, r: number): Promise<Uint8Ar
 
 /** The lanes spread over the workers, answered in their order. */
 async function mixLanes(lanes: Uint8Array[], N: number, r: number): Promise<Uint8Array[]> {
+  mixing++;
   try {
     const groups = groupLanes(lanes, WORKERS);
     const mixed = await Promise.all(groups.map((g) => mixInWorker(g.lanes, N, r)));
@@ -52,6 +55,7 @@ async function mixLanes(lanes: Uint8Array[], N: number, r: number): Promise<Uint
     groups.forEach((g, k) => g.at.forEach((i, j) => (out[i] = mixed[k]![j]!)));
     return out;
   } finally {
+    mixing--;
     refill();
   }
 }
@@ -70,6 +74,6 @@ export function prepareScrypt(d: UserKeyDerivation): void {
 /** Routes the engine's scrypt through throw-away workers; call once at engine start. */
 export function installWorkerScrypt(): void {
   // Not at once: a warm start (remembered key, no scrypt) would share the cores with its boot.
-  setTimeout(refill, 500);
+  setTimeout(() => mixing === 0 && refill(), 500);
   setPrimitives({ ...primitives(), scrypt: prepared.derive });
 }
