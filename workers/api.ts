@@ -220,6 +220,8 @@ export interface EngineApi extends RepositoryToolsApi {
    * calls it while it decrypts the bucket's keys. `loc` needs no keys. No answer.
    */
   prepareUnlock(loc: RepoLocation, password: string): Promise<void>;
+  /** The page shows the unlock form for `loc` (no keys needed): the key derivation's workers get ready. */
+  expectUnlock(loc: RepoLocation): Promise<void>;
   /** Opens with a remembered master key (no password); `NOT_REMEMBERED` if there is none. */
   unlockRemembered(loc: RepoLocation, opts?: { offline?: boolean }): Promise<RepoInfo>;
   /** Drops the remembered key (and S3 keys) for a location. */

@@ -24,6 +24,28 @@ const refill = () => {
   while (spares.length < WORKERS) spares.push(start());
 };
 
+/** Spares' memory is made ready only up to this size each (a key of huge N is mixed as it comes). */
+const TOUCH_MAX = 64 << 20;
+/** Spares with ready memory are let go (their memory with them) when no unlock came this long. */
+const TOUCHED_FOR_MS = 120_000;
+let letGo: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * An unlock is coming (the page shows its form): spares now, not in half a second, and their
+ * memory made ready for lanes of `size` (the key the location was last opened with).
+ */
+export function standBy(size?: { N: number; r: number }): void {
+  if (mixing === 0) refill();
+  if (!size || 128 * size.N * size.r > TOUCH_MAX) return;
+  for (const w of spares) w.postMessage({ touch: true, N: size.N, r: size.r } satisfies KdfRequest);
+  clearTimeout(letGo);
+  letGo = setTimeout(() => {
+    if (mixing > 0) return;
+    for (const w of spares.splice(0)) w.terminate();
+    refill();
+  }, TOUCHED_FOR_MS);
+}
+
 /** Mixes `lanes` in one throw-away worker. */
 function mixInWorker(lanes: Uint8Array[], N: number, r: number): Promise<Uint8Array[]> {
   const w = spares.pop() ?? start();

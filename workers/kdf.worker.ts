@@ -4,15 +4,11 @@
 // afterwards returns that memory at once instead of leaving it in the engine for the session.
 
 /// <reference lib="webworker" />
-import { romixLanes } from '../core/crypto/scrypt-lanes';
+import { romixLanes, touchLanes } from '../core/crypto/scrypt-lanes';
 import { engineChannel } from './worker-port';
 
-/** Lanes of 128·r bytes each, to be mixed with ROMix(N, r). */
-export interface KdfRequest {
-  lanes: Uint8Array[];
-  N: number;
-  r: number;
-}
+/** Lanes of 128·r bytes each, to be mixed with ROMix(N, r); or, with no answer, memory made ready for them. */
+export type KdfRequest = { lanes: Uint8Array[]; N: number; r: number } | { touch: true; N: number; r: number };
 
 export type KdfResponse = { ok: true; lanes: Uint8Array[] } | { ok: false; message: string };
 
@@ -24,6 +20,7 @@ for (let i = 0; i < 8; i++) romixLanes([new Uint8Array(1024)], 1024, 8);
 
 const channel = engineChannel((ev: MessageEvent<KdfRequest>) => {
   const q = ev.data;
+  if ('touch' in q) return void touchLanes(q.N, q.r);
   try {
     const lanes = romixLanes(q.lanes, q.N, q.r);
     channel.post(

@@ -1,6 +1,6 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { groupLanes, romixLanes, scryptLanes } from './scrypt-lanes';
+import { groupLanes, romixLanes, scryptLanes, touchLanes } from './scrypt-lanes';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const here = async (lanes: Uint8Array[], N: number, r: number) => romixLanes(lanes, N, r);
@@ -32,6 +32,13 @@ describe('scrypt split at its lanes', () => {
       };
       expect(hex(await scryptLanes(enc('pässwörd'), salt, N, r, p, 64, grouped)), `N=${N} r=${r} p=${p}`).toBe(want);
     }
+  });
+
+  it('mixes the same after its memory was made ready, and refuses memory it cannot have', async () => {
+    const want = hex(scryptSync(enc('pw'), enc('salt'), 64, { N: 4096, r: 8, p: 2 }));
+    expect(touchLanes(4096, 8)).toBe(true);
+    expect(hex(await scryptLanes(enc('pw'), enc('salt'), 4096, 8, 2, 64, here))).toBe(want);
+    expect(touchLanes(2 ** 30, 8)).toBe(false);
   });
 
   it('refuses lanes that come back lost or the wrong size', async () => {

@@ -185,6 +185,13 @@ class RepoSession {
     writeBootHint(entry);
   }
 
+  /** The unlock form is up for `entry`: the engine readies its key derivation (only a head start). */
+  expectUnlock(entry: RememberedRepo): void {
+    engine()
+      .expectUnlock(toEngine(entry.location))
+      .catch(() => {});
+  }
+
   /** The engine starts the password's scrypt while the bucket's keys are decrypted here (#locationOf). */
   #prepare(entry: RememberedRepo, password: string): void {
     engine()

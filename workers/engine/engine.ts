@@ -28,7 +28,7 @@ import * as browse from './browse';
 import * as stats from './stats';
 import { addRepositoryKey, changePassword, listKeys, removeRepositoryKey } from './keys';
 import { clearCache, createRepository, forgetRemembered, openRepository, recoverWithMasterKey, unlockRemembered } from './open';
-import { prepareUnlock } from './prepare-unlock';
+import { expectUnlock, prepareUnlock } from './prepare-unlock';
 import { locationKey } from '../location';
 import { OperationSlot } from './operation-slot';
 import { recoverySheet } from './recovery';
@@ -63,6 +63,9 @@ export class Engine implements EngineApi {
   }
   prepareUnlock(loc: RepoLocation, password: string) {
     return prepareUnlock(locationKey(loc), password);
+  }
+  expectUnlock(loc: RepoLocation) {
+    return expectUnlock(locationKey(loc));
   }
   async unlockRemembered(loc: RepoLocation, opts?: { offline?: boolean }) {
     return (await this.#replace(unlockRemembered(loc, opts))).openInfo();
