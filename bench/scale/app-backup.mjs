@@ -28,16 +28,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM_FLAGS } from '../lib/chromium.mjs';
+import { fillBucketForm, launchProfile, serveApp } from './app-serve.mjs';
 import { timed } from '../lib/measure.mjs';
 import { scaleLocation } from './make-repo.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TREE = path.resolve(process.env.SCALE_TREE ?? path.join(ROOT, 'bench', 'data', 'scale', 'home-200000'));
 const PORT = Number(process.env.SCALE_PORT ?? 4192);
-const CHROMIUM = process.env.BENCH_CHROMIUM ?? '/usr/bin/chromium';
 const RESTIC = process.env.BENCH_RESTIC ?? '/usr/bin/restic';
 const PEERS = (process.env.SCALE_PEERS ?? 'restic,cairn').split(',').filter(Boolean);
 const PASSWORD = 'cairn-page-backup-bench';
@@ -61,33 +60,6 @@ function treeSize(dir) {
   };
   walk(dir);
   return { files, bytes };
-}
-
-/** The app as `npm start` builds and serves it (its CSP and headers), on its own port; the CLI too. */
-async function serveApp() {
-  if (process.env.SCALE_NO_BUILD !== '1') {
-    for (const [cmd, args] of [
-      ['npx', ['vite', 'build', '--logLevel', 'warn']],
-      ['node', ['scripts/build-cli.mjs', '--quiet']],
-    ]) {
-      const b = spawnSync('nice', ['-n', '19', cmd, ...args], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, CAIRN_TEST_HOOKS: '' } });
-      if (b.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed`);
-    }
-  }
-  const p = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { cwd: ROOT, stdio: 'ignore', detached: true });
-  const url = `http://localhost:${PORT}/`;
-  for (let i = 0; i < 150; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { url, stop: () => process.kill(-p.pid) };
-    await sleep(200);
-  }
-  process.kill(-p.pid);
-  throw new Error(`vite preview did not answer on ${url}`);
 }
 
 /** Every process of the Chromium started with `userDir`: its browser process and all below it. */
@@ -342,14 +314,7 @@ async function pageBackup(page, userDir, sampler, files) {
 }
 
 async function pageRun(app, loc, files) {
-  const { chromium } = await import('playwright-core');
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scale-backup-'));
-  const ctx = await chromium.launchPersistentContext(userDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1100, height: 800 },
-  });
+  const { ctx, userDir } = await launchProfile('scale-backup-');
   let sampler;
   try {
     const page = ctx.pages()[0] ?? (await ctx.newPage());
@@ -357,13 +322,7 @@ async function pageRun(app, loc, files) {
     await page.addInitScript(() => delete window.showDirectoryPicker);
     await page.goto(app.url);
     await page.getByRole('heading', { name: 'Create a repository' }).waitFor({ timeout: 120_000 });
-    await page.getByLabel(/An S3-compatible bucket/).check();
-    await page.getByLabel('Endpoint', { exact: true }).fill(loc.env.endpoint);
-    await page.getByLabel('Bucket', { exact: true }).fill(loc.env.bucket);
-    await page.getByLabel(/Folder in the bucket/).fill(loc.prefix);
-    await page.getByLabel('Region', { exact: true }).fill(loc.env.region);
-    await page.getByLabel('Access key ID', { exact: true }).fill(loc.env.accessKeyId);
-    await page.getByLabel('Secret access key', { exact: true }).fill(loc.env.secretAccessKey);
+    await fillBucketForm(page, loc);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Confirm password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create repository' }).click();
@@ -462,7 +421,7 @@ async function removePrefix(prefix) {
 
 const size = treeSize(TREE);
 console.error(`tree ${TREE}: ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB`);
-const app = await serveApp();
+const app = await serveApp(PORT, { also: [['node', ['scripts/build-cli.mjs', '--quiet']]], nice: true });
 const result = { git: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim(), tree: TREE, ...size };
 result.load = { before: os.loadavg()[0] };
 const pageLoc = locationAt(prefixOf('page'));

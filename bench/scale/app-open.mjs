@@ -11,40 +11,16 @@
 // browse; SCALE_PROFILE_PHASE=warm: of its warm ones),
 // BENCH_CHROMIUM (/usr/bin/chromium), SCALE_OUT (a JSON file for the results).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM_FLAGS } from '../lib/chromium.mjs';
+import { fillBucketForm, launchProfile, serveApp } from './app-serve.mjs';
 import { makeScaleRepo } from './make-repo.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.argv[2] ?? 3);
 const FILES = Number(process.env.SCALE_FILES ?? 200_000);
 const PORT = Number(process.env.SCALE_PORT ?? 4191);
-const CHROMIUM = process.env.BENCH_CHROMIUM ?? '/usr/bin/chromium';
-
-/** The app as `npm start` builds and serves it (its CSP and headers), on its own port. */
-async function serveApp() {
-  if (process.env.SCALE_NO_BUILD !== '1') {
-    const b = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, CAIRN_TEST_HOOKS: '' } });
-    if (b.status !== 0) throw new Error('vite build failed');
-  }
-  const p = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { cwd: ROOT, stdio: 'ignore', detached: true });
-  const url = `http://localhost:${PORT}/`;
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { url, stop: () => process.kill(-p.pid) };
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  process.kill(-p.pid);
-  throw new Error(`vite preview did not answer on ${url}`);
-}
 
 /** PSS of every process of this Chromium profile (KiB). */
 function profilePss(userDir) {
@@ -127,14 +103,7 @@ async function browseNewest(page) {
 }
 
 async function oneRun(app, loc, i) {
-  const { chromium } = await import('playwright-core');
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scale-open-'));
-  const ctx = await chromium.launchPersistentContext(userDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1100, height: 800 },
-  });
+  const { ctx, userDir } = await launchProfile('scale-open-');
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, profilePss(userDir))), 500);
   try {
@@ -152,13 +121,7 @@ async function oneRun(app, loc, i) {
     const warmProfile = process.env.SCALE_PROFILE_PHASE === 'warm';
     let stopProfile = profile && !warmProfile ? await startProfile() : undefined;
     const cold = await timedOpen(page, async () => {
-      await page.getByLabel(/An S3-compatible bucket/).check();
-      await page.getByLabel('Endpoint', { exact: true }).fill(loc.env.endpoint);
-      await page.getByLabel('Bucket', { exact: true }).fill(loc.env.bucket);
-      await page.getByLabel(/Folder in the bucket/).fill(loc.prefix);
-      await page.getByLabel('Region', { exact: true }).fill(loc.env.region);
-      await page.getByLabel('Access key ID', { exact: true }).fill(loc.env.accessKeyId);
-      await page.getByLabel('Secret access key', { exact: true }).fill(loc.env.secretAccessKey);
+      await fillBucketForm(page, loc);
       await page.getByLabel(/Remember the bucket keys/).check();
       await page.getByLabel('Password', { exact: true }).fill(loc.password);
     });
@@ -180,7 +143,7 @@ async function oneRun(app, loc, i) {
 }
 
 const loc = makeScaleRepo(FILES);
-const app = await serveApp();
+const app = await serveApp(PORT);
 const runs = [];
 try {
   for (let i = 0; i < RUNS; i++) {
