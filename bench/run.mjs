@@ -21,6 +21,7 @@ import { nativeReferences } from './micro/native.mjs';
 import { renderScale, runScale, summarizeScale } from './lib/scale.mjs';
 
 if (process.env.BENCH_SECTIONS === 'big-repo') await import('./big-repo.mjs').then((m) => m.runBigRepo()).then(() => process.exit(0));
+if (process.env.BENCH_SECTIONS === 'scale-app') await import('./scale/app.mjs').then((m) => m.runScaleApp()).then(() => process.exit(0));
 const cfg = loadConfig();
 const started = Date.now();
 const log = (s) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${s}\n`);
