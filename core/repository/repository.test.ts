@@ -3,7 +3,7 @@ import { generate, seededBytes } from '../../test/fixtures/chunker/generate';
 import { initEngine, memRepo, OWNER, resticFixture, resticFixtureBackend, sameBytes, TEST_PASSWORD, TEST_POL } from '../../test/helpers/mem-repo';
 import { MemoryBackend } from '../backend/mem';
 import type { Backend, FileType, Handle, LoadOptions } from '../backend/backend';
-import { isCairnError } from '../errors';
+import { CairnError, isCairnError } from '../errors';
 import { Key } from '../crypto/keys';
 import { open, seal } from '../crypto/seal';
 import { hashID } from '../id';
@@ -140,6 +140,32 @@ describe('Repository', () => {
       release();
       await opening;
       expect(order.indexOf('load config')).toBeLessThan(order.indexOf('load keys'));
+    });
+
+    it("the caller's signal stops the key search after the config has come", async () => {
+      const { backend } = await memRepo();
+      const asked: string[] = [];
+      const hanging: Backend = {
+        location: backend.location,
+        connections: backend.connections,
+        close: () => backend.close(),
+        stat: (h, o) => backend.stat(h, o),
+        save: (h, d, o) => backend.save(h, d, o),
+        remove: (h, o) => backend.remove(h, o),
+        list: (t, o) => backend.list(t, o),
+        load: async (h: Handle, o?: LoadOptions) => {
+          asked.push(h.type);
+          if (h.type !== 'keys') return backend.load(h, o);
+          // A key file that never comes: only its signal ends the wait.
+          return new Promise<Uint8Array>((_, reject) => o?.signal?.addEventListener('abort', () => reject(o.signal!.reason), { once: true }));
+        },
+      };
+      const stop = new AbortController();
+      const opening = rejection(Repository.open(hanging, TEST_PASSWORD, { signal: stop.signal }));
+      while (!(asked.includes('keys') && asked.includes('config'))) await new Promise((r) => setTimeout(r, 0));
+      await new Promise((r) => setTimeout(r, 0)); // the config's answer is in
+      stop.abort(new CairnError('ABORTED', 'stopped'));
+      expect(await opening).toMatchObject({ code: 'ABORTED' });
     });
 
     it('a wrong password is WRONG_PASSWORD', async () => {

@@ -93,19 +93,17 @@ export class Repository {
   static async open(backend: Backend, password: string, opts: OpenOptions = {}): Promise<Repository> {
     // The config is fetched while the key is searched for (the key's scrypt is most of an open);
     // a missing config is still reported before anything the key search found.
-    const search = new AbortController();
-    const stop = () => search.abort(opts.signal?.reason);
-    opts.signal?.addEventListener('abort', stop, { once: true });
-    const found = searchKey(backend, password, { ...opts, signal: search.signal });
+    // The search stops with the caller's signal, or when the config says there is no repository.
+    const noConfig = new AbortController();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, noConfig.signal]) : noConfig.signal;
+    const found = searchKey(backend, password, { ...opts, signal });
     found.catch(() => {}); // answered below, after the config
     let sealed: Uint8Array;
     try {
       sealed = await loadConfigFile(backend, opts.signal);
     } catch (e) {
-      search.abort();
+      noConfig.abort();
       throw e;
-    } finally {
-      opts.signal?.removeEventListener('abort', stop);
     }
     const { id, key } = await found;
     let config: Config;
