@@ -1,12 +1,12 @@
 // scrypt for the engine worker: the PBKDF2 steps here, the lanes (ROMix, nearly all the time and
 // all the memory) in throw-away workers (kdf.worker.ts), several at once when the key has
-// several lanes (restic's keys have p = 3 to 8 and more), so their memory is released as soon
+// several lanes (p > 1: Cairn's own keys have p = 8), so their memory is released as soon
 // as the key is derived. Spare workers are kept started (from half a second after engine start;
 // their WebAssembly warmed, no KDF memory yet) so an unlock does not wait for workers to boot.
 
 import { CairnError } from '../core/errors';
 import { primitives, setPrimitives } from '../core/crypto/primitives';
-import { groupLanes, scryptLanes } from '../core/crypto/scrypt-lanes';
+import { mixInGroups, scryptLanes } from '../core/crypto/scrypt-lanes';
 import type { UserKeyDerivation } from '../core/repository/keyfile';
 import type { KdfRequest, KdfResponse } from './kdf.worker';
 import kdfWorkerUrl from './kdf.worker.ts?worker&url';
@@ -71,11 +71,7 @@ function mixInWorker(lanes: Uint8Array[], N: number, r: number): Promise<Uint8Ar
 async function mixLanes(lanes: Uint8Array[], N: number, r: number): Promise<Uint8Array[]> {
   mixing++;
   try {
-    const groups = groupLanes(lanes, WORKERS);
-    const mixed = await Promise.all(groups.map((g) => mixInWorker(g.lanes, N, r)));
-    const out: Uint8Array[] = [];
-    groups.forEach((g, k) => g.at.forEach((i, j) => (out[i] = mixed[k]![j]!)));
-    return out;
+    return await mixInGroups(lanes, N, r, WORKERS, mixInWorker);
   } finally {
     mixing--;
     refill();

@@ -1,6 +1,6 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { groupLanes, romixLanes, scryptLanes, touchLanes } from './scrypt-lanes';
+import { mixInGroups, romixLanes, scryptLanes, touchLanes, type MixLanes } from './scrypt-lanes';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const here = async (lanes: Uint8Array[], N: number, r: number) => romixLanes(lanes, N, r);
@@ -24,12 +24,8 @@ describe('scrypt split at its lanes', () => {
       [4096, 8, 1],
     ] as const) {
       const want = hex(scryptSync(enc('pässwörd'), salt, 64, { N, r, p, maxmem: 256 * N * r + (64 << 20) }));
-      // Lanes in two groups, answered by group, put back in place: what the KDF workers do.
-      const grouped = async (lanes: Uint8Array[], n: number, rr: number) => {
-        const out: Uint8Array[] = [];
-        for (const g of groupLanes(lanes, 2).reverse()) romixLanes(g.lanes, n, rr).forEach((l, k) => (out[g.at[k]!] = l));
-        return out;
-      };
+      // Lanes in two groups, put back in place: what the KDF workers do.
+      const grouped = (lanes: Uint8Array[], n: number, rr: number) => mixInGroups(lanes, n, rr, 2, here);
       expect(hex(await scryptLanes(enc('pässwörd'), salt, N, r, p, 64, grouped)), `N=${N} r=${r} p=${p}`).toBe(want);
     }
   });
@@ -46,11 +42,19 @@ describe('scrypt split at its lanes', () => {
     await expect(scryptLanes(enc('pw'), enc('salt'), 16, 1, 1, 64, async () => [new Uint8Array(3)])).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 
-  it('groups lanes evenly and remembers their places', () => {
-    expect(groupLanes(['a', 'b', 'c'], 2)).toEqual([
-      { at: [0, 2], lanes: ['a', 'c'] },
-      { at: [1], lanes: ['b'] },
+  it('mixes lanes in groups and answers them in their order, whichever group finishes first', async () => {
+    const lanes = [1, 2, 3, 4, 5].map((n) => new Uint8Array([n]));
+    const seen: number[][] = [];
+    const slowFirst: MixLanes = async (group) => {
+      seen.push(group.map((l) => l[0]!));
+      if (group[0]![0] === 1) await new Promise((r) => setTimeout(r, 5));
+      return group.map((l) => new Uint8Array([l[0]! * 10]));
+    };
+    expect((await mixInGroups(lanes, 16, 1, 2, slowFirst)).map((l) => l[0])).toEqual([10, 20, 30, 40, 50]);
+    expect(seen).toEqual([
+      [1, 3, 5],
+      [2, 4],
     ]);
-    expect(groupLanes(['a'], 4)).toEqual([{ at: [0], lanes: ['a'] }]);
+    expect(await mixInGroups(lanes.slice(0, 1), 16, 1, 4, slowFirst)).toHaveLength(1);
   });
 });

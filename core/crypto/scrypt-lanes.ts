@@ -52,13 +52,23 @@ export function touchLanes(N: number, r: number): boolean {
   return true;
 }
 
-/** Splits lanes into at most `groups` groups of near-equal size, each keeping its lanes' places. */
-export function groupLanes<T>(lanes: T[], groups: number): { at: number[]; lanes: T[] }[] {
+/**
+ * Mixes lanes in at most `groups` groups of near-equal size, all at once (`mixGroup` may run
+ * each group in a worker of its own), and answers the lanes in the order given.
+ */
+export async function mixInGroups(lanes: Uint8Array[], N: number, r: number, groups: number, mixGroup: MixLanes): Promise<Uint8Array[]> {
   const n = Math.max(1, Math.min(groups, lanes.length));
-  const out = Array.from({ length: n }, () => ({ at: [] as number[], lanes: [] as T[] }));
-  lanes.forEach((lane, i) => {
-    out[i % n]!.at.push(i);
-    out[i % n]!.lanes.push(lane);
-  });
+  const at = Array.from({ length: n }, (_, g) => lanes.map((_, i) => i).filter((i) => i % n === g));
+  const mixed = await Promise.all(
+    at.map((idx) =>
+      mixGroup(
+        idx.map((i) => lanes[i]!),
+        N,
+        r,
+      ),
+    ),
+  );
+  const out: Uint8Array[] = [];
+  at.forEach((idx, g) => idx.forEach((i, k) => (out[i] = mixed[g]![k]!)));
   return out;
 }

@@ -1,6 +1,6 @@
 // scrypt's ROMix (RFC 7914 §5) for one lane: the memory-hard part of scrypt, which runs once per
 // lane on p independent 128·r-byte blocks. Running lanes on separate workers is what makes a
-// restic key (p = 3 to 8 and more) open in a fraction of the time of one scrypt call; the
+// key with several lanes (Cairn's own have p = 8) open in a fraction of the time of one call; the
 // PBKDF2 steps around the lanes are cheap and live in core/crypto/scrypt-lanes.ts.
 // AssemblyScript, compiled by scripts/build-wasm.mjs into core/wasm/generated/scrypt.ts.
 //
