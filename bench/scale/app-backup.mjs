@@ -8,7 +8,8 @@
 //   CAIRN_S3_ENV=/tmp/dev-s3/env.json node bench/scale/app-backup.mjs
 // Env: SCALE_TREE (the folder; default bench/data/scale/home-200000, made by home-tree.mjs),
 // SCALE_NO_BUILD=1 (serve dist/app and run dist/cli as they are), SCALE_PORT (4192),
-// SCALE_PEERS (restic,cairn; empty: none), SCALE_KEEP=1 (keep the bench's prefixes in the bucket),
+// SCALE_PEERS (restic,cairn; empty: none), SCALE_CPU_PROFILE (a folder for V8 CPU profiles of the
+// page's thread and the engine worker over each backup), SCALE_KEEP=1 (keep the bench's prefixes in the bucket),
 // BENCH_CHROMIUM (/usr/bin/chromium), BENCH_RESTIC (/usr/bin/restic), SCALE_OUT (a JSON file).
 // What each figure covers:
 // - pick→listed: setInputFiles() of the folder until the page shows "N files" (Chromium's browser
@@ -24,6 +25,8 @@
 //   second), the engine worker's peak apart; ArrayBuffer contents are outside this figure;
 // - read: bytes the profile's processes read through read(2) (rchar of /proc/<pid>/io: files,
 //   pipes and sockets alike) over the backup, beside the tree's bytes;
+// - threads: CPU seconds from click to done by process kind and thread (Chromium's pools summed,
+//   each Web Worker apart), those of 0.3 s or more;
 // - filesRead: files whose contents the engine read, from the summary ("N read, M unchanged").
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,7 +35,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { fillBucketForm, launchProfile, serveApp } from './app-serve.mjs';
 import { timed } from '../lib/measure.mjs';
-import { scaleLocation } from './make-repo.mjs';
+import { threadCpuDelta, threadCpuSeconds } from '../lib/chromium.mjs';
+import { createBucket, scaleLocation } from './make-repo.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TREE = path.resolve(process.env.SCALE_TREE ?? path.join(ROOT, 'bench', 'data', 'scale', 'home-200000'));
@@ -168,6 +172,12 @@ async function workerHeaps(cdp) {
     sessions.set(t.targetId, { sessionId, send, kind });
   };
   return {
+    /** Sends `method` to each worker whose kind starts with `kind`, with the replies' results. */
+    async send(kind, method, params) {
+      await this.sample();
+      const to = [...sessions.values()].filter((s) => s.kind.startsWith(kind));
+      return Promise.all(to.map(async (s) => ({ kind: s.kind, result: (await s.send(method, params)).result })));
+    },
     async sample() {
       const { targetInfos } = await cdp.send('Target.getTargets');
       const workers = targetInfos.filter((t) => t.type === 'worker');
@@ -251,8 +261,31 @@ function watchFirst() {
   window.__firstSeen = { seen, stop: () => clearInterval(timer) };
 }
 
+/**
+ * With SCALE_CPU_PROFILE=<dir>: V8 CPU profiles of the page's thread and of the engine worker
+ * from the click until done, written as <dir>/<label>-page.cpuprofile and -engine.cpuprofile.
+ */
+async function cpuProfiles(page, heaps, label) {
+  const dir = process.env.SCALE_CPU_PROFILE;
+  if (!dir) return async () => {};
+  fs.mkdirSync(dir, { recursive: true });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+  await cdp.send('Profiler.start');
+  await heaps.send('engine.worker', 'Profiler.enable');
+  await heaps.send('engine.worker', 'Profiler.setSamplingInterval', { interval: 500 });
+  await heaps.send('engine.worker', 'Profiler.start');
+  return async () => {
+    const { profile } = await cdp.send('Profiler.stop');
+    fs.writeFileSync(path.join(dir, `${label}-page.cpuprofile`), JSON.stringify(profile));
+    for (const r of await heaps.send('engine.worker', 'Profiler.stop'))
+      if (r.result?.profile) fs.writeFileSync(path.join(dir, `${label}-engine.cpuprofile`), JSON.stringify(r.result.profile));
+  };
+}
+
 /** One backup of TREE from the page: pick, click, wait; timings, CPU, reads and the summary. */
-async function pageBackup(page, userDir, sampler, files) {
+async function pageBackup(page, userDir, sampler, files, heaps, label) {
   const pids0 = profilePids(userDir);
   const u0 = usage(pids0);
   const r0 = sampler.renderer();
@@ -270,12 +303,16 @@ async function pageBackup(page, userDir, sampler, files) {
     .waitFor({ timeout: 0 });
   const byKind1 = cpuByKind(profilePids(userDir));
   const pickCpuSeconds = Object.fromEntries(Object.entries(byKind1).map(([k, v]) => [k, +(v - (byKind0[k] ?? 0)).toFixed(1)]));
+  const stopProfiles = await cpuProfiles(page, heaps, label);
+  const threads0 = threadCpuSeconds(profilePids(userDir));
   const tClick = Date.now();
   await page.getByRole('button', { name: `Back up “${name}”` }).click();
   await page.waitForFunction(() => window.__firstSeen.seen.summary || window.__firstSeen.seen.alert, undefined, { timeout: 4 * 3600_000, polling: 1000 });
+  await stopProfiles();
   const seen = await page.evaluate(() => (window.__firstSeen.stop(), window.__firstSeen.seen));
   const pids1 = profilePids(userDir);
   const u1 = usage(pids1);
+  const threads = threadCpuDelta(threads0, threadCpuSeconds(pids1), 0.3).map((g) => ({ ...g, group: g.group.replace(/ \d+: /, ' ') }));
   const r1 = sampler.renderer();
   const ru1 = r1 && r1 === r0 ? usage([r1]) : undefined;
   const mem = sampler.read();
@@ -292,6 +329,7 @@ async function pageBackup(page, userDir, sampler, files) {
     rendererCpuSeconds: ru1 && ru0 ? +(ru1.cpu - ru0.cpu).toFixed(1) : undefined,
     readMiB: +((u1.rchar - u0.rchar) / 2 ** 20).toFixed(1),
     ...mem,
+    threads,
   };
   if (seen.alert && !seen.summary) {
     out.error = await page.getByRole('alert').first().textContent();
@@ -330,10 +368,10 @@ async function pageRun(app, loc, files) {
     const heaps = await workerHeaps(await ctx.newCDPSession(page)).catch((e) => console.error(`no worker heaps: ${e.message}`));
     sampler = memorySampler(userDir, heaps);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Back up', exact: true }).click();
-    const first = await pageBackup(page, userDir, sampler, files);
+    const first = await pageBackup(page, userDir, sampler, files, heaps, 'first');
     console.error(`  page, first: ${JSON.stringify(first)}`);
     if (first.error) return { first };
-    const unchanged = await pageBackup(page, userDir, sampler, files);
+    const unchanged = await pageBackup(page, userDir, sampler, files, heaps, 'unchanged');
     console.error(`  page, unchanged: ${JSON.stringify(unchanged)}`);
     return { first, unchanged };
   } finally {
@@ -378,8 +416,11 @@ async function peerRun(name, command) {
   }
 }
 
+let bucketMade = false;
 function locationAt(prefix) {
   const l = scaleLocation();
+  if (!bucketMade) createBucket(l.env); // a fresh radosgw has no scale bucket yet
+  bucketMade = true;
   return { ...l, prefix, restic: `s3:${l.env.endpoint}/${l.env.bucket}/${prefix}` };
 }
 

@@ -46,7 +46,8 @@ function restic(loc, args, opts = {}) {
   return r;
 }
 
-function createBucket(env) {
+/** Creates `env.bucket` on the endpoint (nothing happens when it is there already). */
+export function createBucket(env) {
   const tmp = path.join(fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'scale-s3-')), 'env.json');
   fs.writeFileSync(tmp, JSON.stringify(env));
   const r = spawnSync(process.execPath, [path.join(HERE, '..', '..', 'scripts', 's3', 's3-admin.mjs'), 'create-bucket', tmp], { stdio: 'inherit' });
