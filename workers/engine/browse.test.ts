@@ -8,7 +8,7 @@ import { backup } from '../../core/archiver/archiver';
 import { inProcessPool } from '../../core/archiver/pool';
 import { diffTrees } from '../../core/diff';
 import type { ID } from '../../core/id';
-import { diff } from './browse';
+import { diff, search } from './browse';
 import { Session } from './session';
 
 const text = (s: string) => ({ data: new TextEncoder().encode(s) });
@@ -16,9 +16,13 @@ const text = (s: string) => ({ data: new TextEncoder().encode(s) });
 const big = (seed: number) => ({ data: Uint8Array.from({ length: 3000 }, (_, i) => (i * seed) & 0xff), mtime: seed });
 
 async function twoSnapshots(before: MemDir, after: MemDir) {
+  return snapshotsOf([before, after]);
+}
+
+async function snapshotsOf(roots: MemDir[]) {
   const { repo, backend } = await memRepo();
   const ids: string[] = [];
-  for (const root of [before, after]) {
+  for (const root of roots) {
     const src = new MemSource({ d: root });
     ids.push((await backup(repo, src, inProcessPool({ saver: backend, reader: src }), { hostname: 'h', targets: ['/d'] })).id);
   }
@@ -62,5 +66,69 @@ describe('diff of two snapshots (the app)', () => {
     expect((await diff(s, a, b)).map((e) => [e.change, e.path.join('/')])).toEqual([['modified', 'd/x.txt']]);
     // The two roots and the two /d trees; not /d/shared and below.
     expect(loaded).toHaveLength(4);
+  });
+});
+
+describe('name search across snapshots (the app)', () => {
+  beforeAll(initEngine);
+
+  /** Folders three deep, four wide, with a file in each; `v` changes one file's content. */
+  const tree = (v: number): MemDir => {
+    const dir = (depth: number, at: string): MemDir => {
+      const d: MemDir = { [`note-${at}.txt`]: { ...text(at === '0-1-2' ? `v${v}` : at), mtime: at === '0-1-2' ? v : 0 } };
+      if (depth < 3) for (let i = 0; i < 4; i++) d[`sub${i}`] = dir(depth + 1, `${at}-${i}`);
+      return d;
+    };
+    return dir(0, '0');
+  };
+
+  /** The walk before trees were loaded ahead: one at a time, depth-first (what search must still find, in order). */
+  async function oneByOne(s: Session, q: string, limit: number) {
+    const hits: string[] = [];
+    const seen = new Set<string>();
+    const visit = async (snap: string, id: ID, path: string[]): Promise<void> => {
+      const key = `${id}\0${path.join('/')}`;
+      if (seen.has(key) || hits.length >= limit) return;
+      seen.add(key);
+      for (const n of (await s.tree(id)).nodes) {
+        if (hits.length >= limit) return;
+        const p = [...path, n.name];
+        if (n.name.toLowerCase().includes(q)) hits.push(`${snap} ${p.join('/')}`);
+        if (n.type === 'dir' && n.subtree) await visit(snap, n.subtree, p);
+      }
+    };
+    const all = await s.snapshots();
+    for (let i = all.length - 1; i >= 0 && hits.length < limit; i--) await visit(all[i]!.id, all[i]!.snapshot.tree, []);
+    return hits;
+  }
+
+  it('finds what a one-at-a-time walk finds, in its order, up to the limit', async () => {
+    const { s } = await snapshotsOf([tree(1), tree(2), tree(3)]);
+    for (const [q, limit] of [['note', 200], ['NOTE-0-1', 200], ['sub2', 7], ['nothing', 200]] as const) {
+      const got = (await search(s, q, limit)).map((h) => `${h.snapshotId} ${h.node.path.join('/')}`);
+      expect(got).toEqual(await oneByOne(s, q.toLowerCase(), limit));
+    }
+    // Each version once: the changed file in all three snapshots, the rest only in the newest.
+    const notes = await search(s, 'note', 1000);
+    expect(notes.filter((h) => h.node.name === 'note-0-1-2.txt')).toHaveLength(3);
+    expect(notes.filter((h) => h.node.name === 'note-0-3-3.txt')).toHaveLength(1);
+  });
+
+  it('loads several trees at once while it walks', async () => {
+    const { s } = await snapshotsOf([tree(1)]);
+    const load = s.tree.bind(s);
+    let running = 0;
+    let most = 0;
+    s.tree = async (id, signal) => {
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 1));
+      try {
+        return await load(id, signal);
+      } finally {
+        running--;
+      }
+    };
+    expect(await search(s, 'nothing')).toEqual([]);
+    expect(most).toBeGreaterThanOrEqual(4);
   });
 });

@@ -4,6 +4,7 @@
 
 import { CairnError, throwIfAborted } from '../../core/errors';
 import type { Node } from '../../core/data/node';
+import type { Tree } from '../../core/data';
 import type { ID } from '../../core/id';
 import type { DiffEntry, NodeView, SearchHit, VersionView } from '../api';
 import type { Session } from './session';
@@ -51,21 +52,55 @@ export async function listDir(s: Session, snapshotId: string, path: string[]): P
   return tree.nodes.map((n) => nodeView(n, [...path, n.name])).sort(byDirThenName);
 }
 
+/** How many trees a search loads ahead of its walk (their reads and decryption overlap). */
+const SEARCH_AHEAD = 32;
+
 /**
- * Names containing `query` (case-insensitive), newest snapshot first. A subtree already
- * searched at the same path in a newer snapshot holds the same hits and is skipped.
+ * Trees for a depth-first walk, loaded ahead: `ahead()` starts loads (at most `limit` waiting
+ * at once), `take()` hands each out once (or loads it now), `drop()` forgets one the walk
+ * skips. The walk sees the same trees in the same order as without it.
+ */
+function treesAhead(s: Session, limit: number, signal?: AbortSignal) {
+  const waiting = new Map<ID, Promise<Tree>>();
+  return {
+    ahead(ids: ID[]): void {
+      for (const id of ids) {
+        if (waiting.size >= limit) return;
+        if (waiting.has(id)) continue;
+        const t = s.tree(id, signal);
+        t.catch(() => {}); // seen by the take() that hands it out
+        waiting.set(id, t);
+      }
+    },
+    take(id: ID): Promise<Tree> {
+      const t = waiting.get(id);
+      waiting.delete(id);
+      return t ?? s.tree(id, signal);
+    },
+    drop: (id: ID) => void waiting.delete(id),
+  };
+}
+
+/**
+ * Names containing `query` (case-insensitive), newest snapshot first, each snapshot depth-first
+ * in tree order. A subtree already searched at the same path in a newer snapshot holds the same
+ * hits and is skipped.
  */
 export async function search(s: Session, query: string, limit = 200, signal?: AbortSignal): Promise<SearchHit[]> {
   const q = query.trim().toLowerCase();
   if (!q) return [];
   const hits: SearchHit[] = [];
   const seen = new Set<string>();
+  const keyOf = (tree: ID, path: string[]) => `${tree}\0${path.join('/')}`;
+  const trees = treesAhead(s, SEARCH_AHEAD, signal);
   const visit = async (snapshotId: string, tree: ID, path: string[]): Promise<void> => {
-    const key = `${tree}\0${path.join('/')}`;
-    if (seen.has(key) || hits.length >= limit) return;
+    const key = keyOf(tree, path);
+    if (seen.has(key) || hits.length >= limit) return void trees.drop(tree);
     seen.add(key);
     throwIfAborted(signal);
-    for (const n of (await s.tree(tree, signal)).nodes) {
+    const nodes = (await trees.take(tree)).nodes;
+    trees.ahead(nodes.filter((n) => n.type === 'dir' && n.subtree && !seen.has(keyOf(n.subtree, [...path, n.name]))).map((n) => n.subtree!));
+    for (const n of nodes) {
       if (hits.length >= limit) return;
       const p = [...path, n.name];
       if (n.name.toLowerCase().includes(q)) hits.push({ snapshotId, node: nodeView(n, p) });
