@@ -8,7 +8,7 @@
 //   CAIRN_S3_ENV=/tmp/dev-s3/env.json node bench/scale/app-backup.mjs
 // Env: SCALE_TREE (the folder; default bench/data/scale/home-200000, made by home-tree.mjs),
 // SCALE_NO_BUILD=1 (serve dist/app and run dist/cli as they are), SCALE_PORT (4192),
-// SCALE_PEERS (restic,cairn; empty: none), SCALE_CPU_PROFILE (a folder for V8 CPU profiles of the
+// SCALE_PEERS (restic,cairn; empty: none), SCALE_UNCHANGED=0 (the page's first backup only), SCALE_CPU_PROFILE (a folder for V8 CPU profiles of the
 // page's thread and the engine worker over each backup), SCALE_KEEP=1 (keep the bench's prefixes in the bucket),
 // BENCH_CHROMIUM (/usr/bin/chromium), BENCH_RESTIC (/usr/bin/restic), SCALE_OUT (a JSON file).
 // What each figure covers:
@@ -370,7 +370,7 @@ async function pageRun(app, loc, files) {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Back up', exact: true }).click();
     const first = await pageBackup(page, userDir, sampler, files, heaps, 'first');
     console.error(`  page, first: ${JSON.stringify(first)}`);
-    if (first.error) return { first };
+    if (first.error || process.env.SCALE_UNCHANGED === '0') return { first };
     const unchanged = await pageBackup(page, userDir, sampler, files, heaps, 'unchanged');
     console.error(`  page, unchanged: ${JSON.stringify(unchanged)}`);
     return { first, unchanged };

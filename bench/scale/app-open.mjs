@@ -3,10 +3,11 @@
 // Chromium profile, the bucket form, the password, then the snapshot list (cold); then a
 // reload and the password again (warm: the offline cache holds what the first open kept).
 // Each run also records when the background cache fill finished (its engine progress event,
-// if the build has one), when browsing the newest snapshot's root worked, and the Chromium
-// processes' peak PSS.
+// if the build has one), what the profile then stores, a name search across every snapshot
+// that finds nothing (so walks everything), when browsing the newest snapshot's root worked,
+// and the Chromium processes' peak PSS.
 //   CAIRN_S3_ENV=/tmp/dev-s3/env.json node bench/scale/app-open.mjs [runs=3]
-// Env: SCALE_FILES (200000), SCALE_NO_BUILD=1 (serve dist/app as it is), SCALE_PORT (4191),
+// Env: SCALE_FILES (200000), SCALE_SNAPSHOTS (2; more: ./make-repo.mjs makes them, 1 % apart), SCALE_NO_BUILD=1 (serve dist/app as it is), SCALE_PORT (4191),
 // SCALE_PROFILE=<file.cpuprofile> (the engine worker's CPU profile of the first run's cold open and
 // browse; SCALE_PROFILE_PHASE=warm: of its warm ones),
 // BENCH_CHROMIUM (/usr/bin/chromium), SCALE_OUT (a JSON file for the results).
@@ -102,6 +103,24 @@ async function browseNewest(page) {
   return s;
 }
 
+/** What the profile's storage holds (the offline cache and the app's records), in MiB. */
+async function storedMiB(page) {
+  return page.evaluate(async () => Math.round(((await navigator.storage.estimate()).usage ?? 0) / 2 ** 20));
+}
+
+/**
+ * Seconds for a name search across every snapshot from the Search view: `query` names nothing
+ * in the tree, so the search walks every folder of every snapshot (each tree once).
+ */
+async function searchAll(page, query = 'no-such-name-in-any-snapshot') {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click();
+  await page.getByLabel('File or folder name').fill(query);
+  const t0 = Date.now();
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'Nothing named like' }).waitFor({ timeout: 600_000 });
+  return (Date.now() - t0) / 1000;
+}
+
 async function oneRun(app, loc, i) {
   const { ctx, userDir } = await launchProfile('scale-open-');
   let peak = 0;
@@ -127,6 +146,8 @@ async function oneRun(app, loc, i) {
     });
     const browseCold = await browseNewest(page);
     const fill = await cacheFilled(page);
+    const stored = await storedMiB(page);
+    const search = await searchAll(page);
     await stopProfile?.();
     await page.reload();
     await page.getByRole('heading', { name: /^Unlock/ }).waitFor();
@@ -134,7 +155,7 @@ async function oneRun(app, loc, i) {
     const warm = await timedOpen(page, () => page.getByLabel('Password', { exact: true }).fill(loc.password));
     const browseWarm = await browseNewest(page);
     await stopProfile?.();
-    return { cold, browseCold, fill, warm, browseWarm, peakPssMiB: Math.round(peak / 1024) };
+    return { cold, browseCold, fill, storedMiB: stored, search, warm, browseWarm, peakPssMiB: Math.round(peak / 1024) };
   } finally {
     clearInterval(sampler);
     await ctx.close();
@@ -142,7 +163,8 @@ async function oneRun(app, loc, i) {
   }
 }
 
-const loc = makeScaleRepo(FILES);
+const SNAPSHOTS = Number(process.env.SCALE_SNAPSHOTS ?? 2);
+const loc = makeScaleRepo(FILES, SNAPSHOTS);
 const app = await serveApp(PORT);
 const runs = [];
 try {
@@ -165,9 +187,10 @@ const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, enco
 const summary = {
   git,
   files: FILES,
+  snapshots: SNAPSHOTS,
   repository: loc.restic,
   runs,
-  median: Object.fromEntries(['cold', 'warm', 'fill', 'browseCold', 'browseWarm', 'peakPssMiB'].map((k) => [k, med(k)])),
+  median: Object.fromEntries(['cold', 'warm', 'fill', 'storedMiB', 'search', 'browseCold', 'browseWarm', 'peakPssMiB'].map((k) => [k, med(k)])),
 };
 console.log(`median: ${JSON.stringify(summary.median)}`);
 if (process.env.SCALE_OUT) fs.writeFileSync(process.env.SCALE_OUT, JSON.stringify(summary, null, 2));
