@@ -104,7 +104,12 @@ describe('name search across snapshots (the app)', () => {
 
   it('finds what a one-at-a-time walk finds, in its order, up to the limit', async () => {
     const { s } = await snapshotsOf([tree(1), tree(2), tree(3)]);
-    for (const [q, limit] of [['note', 200], ['NOTE-0-1', 200], ['sub2', 7], ['nothing', 200]] as const) {
+    for (const [q, limit] of [
+      ['note', 200],
+      ['NOTE-0-1', 200],
+      ['sub2', 7],
+      ['nothing', 200],
+    ] as const) {
       const got = (await search(s, q, limit)).map((h) => `${h.snapshotId} ${h.node.path.join('/')}`);
       expect(got).toEqual(await oneByOne(s, q.toLowerCase(), limit));
     }
