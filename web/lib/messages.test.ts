@@ -23,6 +23,13 @@ describe('messages', () => {
     expect(isCode(appError('NEEDS_NETWORK'), 'NEEDS_NETWORK')).toBe(true);
   });
 
+  it('says what a full offline cache means, with how many snapshots it kept', () => {
+    const full = describeError({ code: 'QUOTA_EXCEEDED', message: '3 of 20 snapshots are kept', detail: { reason: 'offline-cache-full' } });
+    expect(full.text).toMatch(/only the snapshots kept so far can be browsed offline/);
+    expect(full.detail).toBe('3 of 20 snapshots are kept');
+    expect(describeError({ code: 'QUOTA_EXCEEDED', message: 'x' }).text).toMatch(/back up to a folder or a bucket/);
+  });
+
   it('words a refusal by the presign endpoint as the device’s, other refusals as the keys’', () => {
     const refused = describeError({ code: 'ACCESS_DENIED', message: 'presign endpoint refused', detail: { reason: 'presign-refused' } });
     expect(refused).toMatchObject({ code: 'ACCESS_DENIED', title: 'The presign endpoint refused this device' });

@@ -138,6 +138,11 @@ export function errorCode(e: unknown): string {
 
 /** Texts for a code whose cause the error's `detail.reason` narrows down. */
 const BY_REASON: Record<string, [code: AnyErrorCode, title: string, text: string]> = {
+  'offline-cache-full': [
+    'QUOTA_EXCEEDED',
+    'Out of storage space',
+    'The browser gives this site no more storage, so only the snapshots kept so far can be browsed offline; the others still open while online. Free some of this browser’s storage (other sites’ data, or repositories kept in “This browser”) and open the repository again to go on.',
+  ],
   'presign-refused': [
     'ACCESS_DENIED',
     'The presign endpoint refused this device',

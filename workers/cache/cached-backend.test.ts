@@ -88,6 +88,17 @@ describe('CachedBackend offline', () => {
     expect(be.repoId).toBe('repo');
   });
 
+  it('notes the first write the browser refused for lack of room, and no other failure', async () => {
+    let error: Error = new Error('disk on fire');
+    const be = new CachedBackend(new MemoryBackend(), { locationKey: 'loc', offline: () => false, store: memoryStore({ failing: () => error }) });
+    await be.adoptRepository('repo');
+    expect(be.stats.refused).toBeUndefined();
+    error = new DOMException('quota', 'QuotaExceededError');
+    await be.save({ type: 'snapshots', name: 'a'.repeat(64) }, new Uint8Array([1]));
+    await be.settled();
+    expect(be.stats.refused).toBe(error);
+  });
+
   it('files a new repository before adoption returns, and refreshes a known one behind it', async () => {
     const listings: Array<() => void> = [];
     const held = (inner: Backend): Backend => ({

@@ -45,6 +45,13 @@ export interface CachedBackendOptions {
 export interface CacheStats {
   hits: number;
   misses: number;
+  /** The first write the browser refused for lack of room (a QuotaExceededError), if any. */
+  refused?: unknown;
+}
+
+/** Notes `e` in `stats` when it is the browser refusing room (the cache itself never fails an operation). */
+export function noteRefusal(stats: CacheStats, e: unknown): void {
+  if ((e as { name?: unknown } | null)?.name === 'QuotaExceededError') stats.refused ??= e;
 }
 
 export class CachedBackend implements Backend {
@@ -246,7 +253,7 @@ export class CachedBackend implements Backend {
   }
 
   #track(p: Promise<unknown>): void {
-    const q = p.catch(() => {}); // a full or broken cache never fails the operation
+    const q = p.catch((e: unknown) => noteRefusal(this.stats, e)); // a full or broken cache never fails the operation
     this.#writes.add(q);
     void q.finally(() => this.#writes.delete(q));
   }

@@ -31,16 +31,20 @@ export const indexedDbStore: MetadataStore = {
   putLocation: db.putLocation,
 };
 
-/** A store in memory (tests); `failing` makes every call reject, as a full or broken cache would. */
+/**
+ * A store in memory (tests); `failing` makes every call reject, as a full or broken cache would
+ * (with the error it returns, when it returns one).
+ */
 export function memoryStore(
-  opts: { failing?: () => boolean } = {},
+  opts: { failing?: () => boolean | Error } = {},
 ): MetadataStore & { objects: Map<string, Uint8Array>; listings: Map<string, ListingEntry[]>; locations: Map<string, string>; lastKeys: Map<string, string> } {
   const objects = new Map<string, Uint8Array>();
   const listings = new Map<string, ListingEntry[]>();
   const locations = new Map<string, string>();
   const lastKeys = new Map<string, string>();
   const gate = async () => {
-    if (opts.failing?.()) throw new Error('cache store unavailable');
+    const fails = opts.failing?.();
+    if (fails) throw fails instanceof Error ? fails : new Error('cache store unavailable');
   };
   const k = (...parts: string[]) => parts.join('\0');
   return {

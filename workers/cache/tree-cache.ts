@@ -6,7 +6,7 @@
 // thousands of trees, and an IndexedDB transaction each would cost a commit each.
 
 import type { BlobCache } from '../../core/repository/blob-cache';
-import type { CacheStats } from './cached-backend';
+import { noteRefusal, type CacheStats } from './cached-backend';
 import * as db from './db';
 
 /** A batch is written once it holds this many bytes, else at the next turn of the event loop. */
@@ -27,7 +27,10 @@ export function treeCache(repoId: string, stats: CacheStats): BlobCache {
   const write = (b: Batch): void => {
     if (open === b) open = undefined;
     clearTimeout(b.timer);
-    db.putObjects(repoId, 'tree', b.objects).then(b.resolve, b.reject);
+    db.putObjects(repoId, 'tree', b.objects).then(b.resolve, (e: unknown) => {
+      noteRefusal(stats, e);
+      b.reject(e);
+    });
   };
 
   const batch = (): Batch => {

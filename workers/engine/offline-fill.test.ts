@@ -67,6 +67,19 @@ function host(s: Session, events: string[], foregroundIdle: () => Promise<void> 
 describe('the offline cache fill', () => {
   beforeAll(initEngine);
 
+  it('stops with QUOTA_EXCEEDED once the browser refuses room, keeping the snapshots filled before', async () => {
+    const { s, ids } = await repository();
+    const records = memRecords();
+    const events: string[] = [];
+    const quota = new DOMException('no room', 'QuotaExceededError');
+    // The newest snapshot's five trees fit; a write of the older one's is refused.
+    const h = { ...host(s, events), refused: () => (events.length > 5 ? quota : undefined) };
+    const stopped = fillOfflineCache(h, records, async () => {}, new AbortController().signal);
+    await expect(stopped).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED', detail: { reason: 'offline-cache-full', snapshotsDone: 1, snapshots: 2 } });
+    await expect(stopped).rejects.toThrow(/1 of 2 snapshots are kept/);
+    expect(records.marked).toEqual([ids[1]]);
+  });
+
   it('walks every tree once, newest snapshot first, records each snapshot when all its trees are read, and reports each step', async () => {
     const { s, ids } = await repository();
     const records = memRecords();

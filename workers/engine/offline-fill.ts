@@ -10,6 +10,7 @@ import type { ID } from '../../core/id';
 import type { SnapshotEntry } from '../../core/repository/snapshots';
 import type { Repository } from '../../core/repository/repository';
 import { mapLimit } from '../../core/concurrency/concurrency';
+import { CairnError } from '../../core/errors';
 import type { OfflineCacheProgress } from '../api';
 
 /** What the fill needs of the session (./session.ts). */
@@ -22,6 +23,8 @@ export interface FillHost {
   foregroundIdle(): Promise<void>;
   /** Waits for cache writes in flight. */
   settled(): Promise<void>;
+  /** The first cache write the browser refused for lack of room, if any (QuotaExceededError). */
+  refused?(): unknown;
 }
 
 /** Where completed snapshots are recorded (the engine's IndexedDB; a map in unit tests). */
@@ -31,6 +34,20 @@ export interface FillRecords {
 }
 
 const TREE_LOADS = 4;
+
+/**
+ * Stops the fill once the browser has refused room for the cache: the snapshot being filled is
+ * not recorded (some of its trees were not kept), those recorded before stay available offline.
+ */
+function throwIfRefused(host: FillHost, p: OfflineCacheProgress): void {
+  const refused = host.refused?.();
+  if (!refused) return;
+  throw new CairnError(
+    'QUOTA_EXCEEDED',
+    `the browser gives this site no more room for the offline copy: ${p.snapshotsDone} of ${p.snapshots} snapshots are kept for offline browsing (${(refused as Error).message ?? String(refused)})`,
+    { cause: refused, detail: { reason: 'offline-cache-full', snapshotsDone: p.snapshotsDone, snapshots: p.snapshots } },
+  );
+}
 
 /**
  * Fills the cache for every snapshot not yet recorded complete, newest first (the one most
@@ -79,6 +96,7 @@ export async function fillOfflineCache(
       await report({ ...p });
     }
     await host.settled();
+    throwIfRefused(host, p);
     await records.markComplete(repoId, snap.id).catch(() => {});
     p.snapshotsDone++;
     await report({ ...p });

@@ -238,6 +238,7 @@ export class Session {
       backgroundTree: (id: ID, sig?: AbortSignal) => this.#tree(id, sig),
       foregroundIdle: () => this.#whenForegroundIdle(),
       settled: async () => this.cached?.settled(),
+      refused: () => this.cached?.stats.refused,
     };
     try {
       await report(await fillOfflineCache(host, offlineRecords, report, signal));
