@@ -7,10 +7,10 @@ import type { Repository } from '../repository/repository';
 import { ProgressTracker } from '../progress';
 import { BackupStats, type CompletedItem } from './backup-stats';
 import { BlobRegistry } from './blob-registry';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 
 /** A stored pack, indexed at once (as if its index file were written). */
-function indexNow(registry: BlobRegistry, pack: IndexPack, size: number): void {
+function indexNow(registry: BlobRegistry, pack: SavedPack, size: number): void {
   registry.packSaved(pack, size);
   registry.indexed(registry.takeUnindexed());
 }
