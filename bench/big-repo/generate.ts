@@ -78,7 +78,7 @@ class PackStream {
     this.out.packBytes += done.bytes.length;
     this.out.packs++;
     this.#packer = new Packer(done.buffer);
-    await this.out.listed({ id: done.id, blobs: done.blobs });
+    await this.out.listed({ id: done.id, blobs: done.entries.blobs() });
   }
 }
 

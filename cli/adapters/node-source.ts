@@ -147,6 +147,15 @@ export function nodeSource(opts: { withAtime?: boolean } = {}): SourceFS {
       }
       return out;
     },
+    async readNames(dir) {
+      try {
+        return await fs.readdir(dir.path);
+      } catch (e) {
+        throw unlistable(dir.path, sourceError(dir.path, e).message, e);
+      }
+    },
+    // Synchronous lstat, as in readDir: the walk takes its entries one after the other.
+    entryOf: (dir, name) => nodeEntrySync(path.join(dir.path, name), opts.withAtime ?? false),
     components: (p) => path.resolve(p).split(path.sep).filter(Boolean),
     join: (c) => path.sep + c.join(path.sep),
     absolute: (p) => path.resolve(p),

@@ -30,7 +30,7 @@ async function main(init: WorkerInit): Promise<void> {
     saver: init.dryRun ? dryRunBackend(backend) : init.journal ? journaledSaver(backend, fileJournal(init.journal)) : backend,
     packSize: init.packSize,
     uploads: init.uploads,
-    onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }),
+    onPackSaved: (pack, size) => post({ type: 'packSaved', id: pack.id, header: pack.entries.trimmed(), size }),
   });
   const handle = saverEndpoint({
     post,

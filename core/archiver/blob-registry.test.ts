@@ -3,14 +3,15 @@ import { initEngine, memRepo } from '../../test/helpers/mem-repo';
 import { MemSource } from '../../test/helpers/mem-source';
 import { seededBytes } from '../../test/fixtures/chunker/generate';
 import { MasterIndex } from '../index/master-index';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
+import { PackEntries } from '../pack/entries';
 import { BlobRegistry } from './blob-registry';
 import { inProcessPool } from './pool';
 
 const id = (n: number) => n.toString(16).padStart(2, '0').repeat(32);
-const pack = (p: number, blobs: [number, 'data' | 'tree'][]): IndexPack => ({
+const pack = (p: number, blobs: [number, 'data' | 'tree'][]): SavedPack => ({
   id: id(p),
-  blobs: blobs.map(([b, type], i) => ({ type, id: id(b), offset: i * 100, length: 100, uncompressedLength: 0 })),
+  entries: PackEntries.fromBlobs(blobs.map(([b, type], i) => ({ type, id: id(b), offset: i * 100, length: 100, uncompressedLength: 0 }))),
 });
 
 describe('BlobRegistry', () => {
@@ -26,7 +27,7 @@ describe('BlobRegistry', () => {
 
   it('never claims blobs the index already has', () => {
     const index = new MasterIndex();
-    index.addPack(id(9), pack(9, [[1, 'data']]).blobs);
+    index.addPack(id(9), pack(9, [[1, 'data']]).entries);
     const r = new BlobRegistry(index);
     expect(r.has('data', id(1))).toBe(true);
     expect(r.claim('data', id(1))).toBe(false);
@@ -72,7 +73,7 @@ describe('BlobRegistry', () => {
       const files: Record<string, { data: Uint8Array }> = {};
       for (let i = 0; i < 12; i++) files[`f${i}`] = { data: content };
       const src = new MemSource({ d: files });
-      const saved: IndexPack[] = [];
+      const saved: SavedPack[] = [];
       let claims = 0,
         granted = 0;
       const pool = await inProcessPool({ saver: repo.backend, reader: src, concurrency: 12 })(
@@ -97,7 +98,7 @@ describe('BlobRegistry', () => {
       expect(claims).toBe(12 * chunks);
       expect(granted).toBe(chunks);
       expect(results.reduce((n, r) => n + r.blobsNew, 0)).toBe(chunks);
-      const stored = saved.flatMap((p) => p.blobs.map((b) => b.id));
+      const stored = saved.flatMap((p) => p.entries.blobs().map((b) => b.id));
       expect(stored.sort()).toEqual([...new Set(results[0]!.content)].sort());
       expect(src.totalReads).toBe(12);
     });

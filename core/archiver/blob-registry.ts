@@ -7,7 +7,7 @@
 // its index leaves the master index as the repository has it, and its packs to be adopted).
 
 import type { ID } from '../id';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 import type { MasterIndex } from '../index/master-index';
 import type { BlobType } from '../pack/header';
 import { IdSet } from '../index/id-set';
@@ -22,7 +22,7 @@ export class BlobRegistry {
   readonly #index: MasterIndex;
   /** Claimed and not yet in the master index, per type. */
   readonly #pending = { data: new IdSet(), tree: new IdSet() };
-  #unindexed: IndexPack[] = [];
+  #unindexed: SavedPack[] = [];
   #unindexedBlobs = 0;
   readonly stats: SavedPackStats = { packs: 0, blobs: 0, bytes: 0 };
 
@@ -42,11 +42,11 @@ export class BlobRegistry {
   }
 
   /** A pack is durably stored: queue it for the next index file. */
-  packSaved(pack: IndexPack, size: number): void {
+  packSaved(pack: SavedPack, size: number): void {
     this.#unindexed.push(pack);
-    this.#unindexedBlobs += pack.blobs.length;
+    this.#unindexedBlobs += pack.entries.count;
     this.stats.packs++;
-    this.stats.blobs += pack.blobs.length;
+    this.stats.blobs += pack.entries.count;
     this.stats.bytes += size;
   }
 
@@ -55,15 +55,15 @@ export class BlobRegistry {
   }
 
   /** An index file listing `packs` is stored: their blobs are in the master index now. */
-  indexed(packs: readonly IndexPack[]): void {
+  indexed(packs: readonly SavedPack[]): void {
     for (const pack of packs) {
-      this.#index.addPack(pack.id, pack.blobs);
-      for (const b of pack.blobs) this.#pending[b.type].delete(b.id);
+      this.#index.addPack(pack.id, pack.entries);
+      pack.entries.forEach((v) => this.#pending[v.type].deleteAt(v.header, v.idAt));
     }
   }
 
   /** Takes the packs not yet written to an index file. */
-  takeUnindexed(): IndexPack[] {
+  takeUnindexed(): SavedPack[] {
     const out = this.#unindexed;
     this.#unindexed = [];
     this.#unindexedBlobs = 0;

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { MasterIndex } from '../index/master-index';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
+import { PackEntries } from '../pack/entries';
 import { BlobRegistry } from './blob-registry';
 import { IndexWriter, type IndexSaver } from './index-writer';
 
 const id = (n: number, c = 'a') => c.repeat(62) + n.toString(16).padStart(2, '0');
-const pack = (n: number, blobs: number): IndexPack => ({
+const pack = (n: number, blobs: number): SavedPack => ({
   id: id(n, 'c'),
-  blobs: Array.from({ length: blobs }, (_, i) => ({ type: 'data' as const, id: id(n * 16 + i, 'b'), offset: i * 10, length: 10, uncompressedLength: 0 })),
+  entries: PackEntries.fromBlobs(
+    Array.from({ length: blobs }, (_, i) => ({ type: 'data' as const, id: id(n * 16 + i, 'b'), offset: i * 10, length: 10, uncompressedLength: 0 })),
+  ),
 });
 
 function recorder(fail?: number) {

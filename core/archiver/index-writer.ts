@@ -5,7 +5,7 @@
 // later writes still go on. Only a stored index file puts its packs into the master index.
 
 import type { ID } from '../id';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 import type { PackJournal } from '../repository/adopt';
 import type { BlobRegistry } from './blob-registry';
 
@@ -21,7 +21,7 @@ export interface IndexWriterOptions {
 }
 
 export interface IndexSaver {
-  saveIndex(packs: IndexPack[], signal?: AbortSignal): Promise<ID>;
+  saveIndex(packs: readonly SavedPack[], signal?: AbortSignal): Promise<ID>;
 }
 
 export class IndexWriter {
@@ -42,7 +42,7 @@ export class IndexWriter {
   }
 
   /** A pack is stored: its blobs are indexed in memory, and an index file is due when enough accumulated. */
-  readonly packSaved = (pack: IndexPack, size: number): void => {
+  readonly packSaved = (pack: SavedPack, size: number): void => {
     this.#registry.packSaved(pack, size);
     const due = this.#registry.unindexedBlobs >= (this.#opts.indexBlobs ?? 50_000) || this.#now() - this.#lastAt >= (this.#opts.indexIntervalMs ?? 5 * 60_000);
     if (due) void this.write(this.#opts.signal);

@@ -7,7 +7,7 @@ import type { Saver } from '../backend/backend';
 import type { Pol } from '../chunker/polynomial';
 import type { Key } from '../crypto/keys';
 import type { ID } from '../id';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 import type { CompressionMode } from '../repository/blob-codec';
 import { PackerManager } from '../repository/packer-manager';
 import { FileSaver, type FileJob, type FileSaved } from './file-saver';
@@ -18,7 +18,7 @@ export interface PoolHooks {
   /** Synchronous on the coordinator: should the asker store this data blob? */
   claim(id: ID): boolean;
   /** A data pack is stored; index its blobs. */
-  packSaved(pack: IndexPack, size: number): void;
+  packSaved(pack: SavedPack, size: number): void;
 }
 
 /** Everything a saver needs to write blobs (cloneable except `saver`/`reader`). */

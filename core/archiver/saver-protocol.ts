@@ -7,7 +7,6 @@
 // saver-endpoint.ts, the coordinator's thread-pool.ts.
 
 import type { SerializedError } from '../errors';
-import type { IndexPack } from '../index/index-file';
 import type { FileJob, FileSaved } from './file-saver';
 
 export interface JobResult {
@@ -27,5 +26,6 @@ export type FromSaver =
   /** Progress of files still being read: bytes since the last report, per job. */
   | { type: 'bytes'; progress: [jobId: number, n: number][] }
   | { type: 'done'; results: JobResult[] }
-  | { type: 'packSaved'; pack: IndexPack; size: number }
+  /** A pack is stored: `header` holds its plain header entries (pack/entries.ts), the compact form of its blob list. */
+  | { type: 'packSaved'; id: string; header: Uint8Array<ArrayBuffer>; size: number }
   | { type: 'flushed'; reqId: number; error?: SerializedError };

@@ -7,10 +7,10 @@ import type { Repository } from '../repository/repository';
 import { ProgressTracker } from '../progress';
 import { BackupStats, type CompletedItem } from './backup-stats';
 import { BlobRegistry } from './blob-registry';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 
 /** A stored pack, indexed at once (as if its index file were written). */
-function indexNow(registry: BlobRegistry, pack: IndexPack, size: number): void {
+function indexNow(registry: BlobRegistry, pack: SavedPack, size: number): void {
   registry.packSaved(pack, size);
   registry.indexed(registry.takeUnindexed());
 }
@@ -20,7 +20,7 @@ import { ListingScheduler } from './listing-scheduler';
 import { loadParentTree } from './parent';
 import { inProcessPool } from './pool';
 import { SourceWalker } from './source-walker';
-import { unlistable } from './source';
+import { unlistable, type SourceFS } from './source';
 import { buildTargetTree } from './targets';
 import { TreeSaver } from './tree-saver';
 import { WarningLog } from './warnings';
@@ -64,7 +64,7 @@ function walker(repo: Repository, src: MemSource, exclude?: (p: string) => boole
     filesInFlight,
   });
   const finish = async () => (await pool.flush(), await trees.flush());
-  return { w, stats, items, warnings, finish };
+  return { w, stats, items, warnings, finish, scheduler };
 }
 
 async function names(repo: Repository, tree: string, path: string[] = []): Promise<string[]> {
@@ -76,8 +76,51 @@ async function names(repo: Repository, tree: string, path: string[] = []): Promi
   return out;
 }
 
+/** `src` made to list names only (SourceFS.readNames); `entryOf` records each lstat and fails for the paths in `vanished`. */
+function namesOnly(src: MemSource, vanished = new Set<string>()) {
+  const lstats: string[] = [];
+  let readDirs = 0;
+  const readDir = src.readDir.bind(src);
+  const lazy: Required<Pick<SourceFS, 'readNames' | 'entryOf'>> = {
+    readNames: async (dir) => (await readDir(dir, () => {})).map((e) => e.node.name),
+    entryOf: async (dir, name) => {
+      const p = `${dir.path}/${name}`;
+      lstats.push(p);
+      if (vanished.has(p)) throw new CairnError('SOURCE_READ', `${p}: vanished before it could be read`, { detail: { path: p } });
+      return src.stat(p);
+    },
+  };
+  src.readDir = async (dir, onError) => (readDirs++, readDir(dir, onError));
+  Object.assign(src, lazy);
+  return { lstats, readDirs: () => readDirs };
+}
+
 describe('SourceWalker', () => {
   beforeAll(initEngine);
+
+  it('walks a source that lists names only: each entry lstat-ed when its turn comes, the same trees as a full listing', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const layout = () => ({
+      d: { 'b.txt': { data: text('b') }, a: { 'x.txt': { data: text('x') } }, 'c.txt': { data: text('c') }, 'gone.txt': { data: text('g') } },
+    });
+    const full = new MemSource(layout());
+    const eager = walker(repo, full, (p) => p.endsWith('gone.txt'));
+    const expected = await eager.w.root(buildTargetTree(full, ['/d']), undefined);
+    await eager.finish();
+
+    const src = new MemSource(layout());
+    const seen = namesOnly(src, new Set(['/d/gone.txt']));
+    const t = walker(repo, src);
+    const root = await t.w.root(buildTargetTree(src, ['/d']), undefined);
+    await t.finish();
+    expect(root.subtree).toBe(expected.subtree);
+    expect(seen.readDirs()).toBe(0);
+    expect(seen.lstats.sort()).toEqual(['/d/a', '/d/a/x.txt', '/d/b.txt', '/d/c.txt', '/d/gone.txt']); // each once
+    expect(t.warnings.list.map((w) => [w.path, w.code])).toEqual([['/d/gone.txt', 'SOURCE_READ']]);
+    // Every name counted as a waiting file stopped waiting, whatever it turned out to be.
+    expect(t.scheduler.filesWaiting).toBe(0);
+  });
 
   it('saves the skeleton of intermediate folders and each target whole, bottom-up, reporting each item', async () => {
     const { repo } = await memRepo();

@@ -15,6 +15,7 @@ import type { TargetDir } from './targets';
 import type { SavedTree, TreeSaver } from './tree-saver';
 import { CairnError, throwIfAborted } from '../errors';
 import { Semaphore } from '../concurrency/semaphore';
+import { macrotask } from '../concurrency/concurrency';
 
 export interface SourceWalkerDeps {
   source: SourceFS;
@@ -32,6 +33,17 @@ export interface SourceWalkerDeps {
   filesInFlight?: number;
   signal?: AbortSignal;
 }
+
+/** A listed child: its entry, or only its name where the source lists names (SourceFS.readNames). */
+type Listed = SourceEntry | string;
+
+/** Is it counted as a listed file waiting for a saver? A name is, until its lstat says otherwise. */
+function countsAsFile(c: Listed): boolean {
+  return typeof c === 'string' || c.node.type === 'file';
+}
+
+/** Names lstat'ed between two turns of the event loop. */
+const RESOLVE_BATCH = 512;
 
 /** Files being saved at once, over the whole walk (each holds its entry, a few promises and a slot in some folder's loop). */
 const FILES_IN_FLIGHT = 512;
@@ -71,10 +83,12 @@ export class SourceWalker {
     }
   }
 
-  /** A directory's entries and its tree in the parent; undefined (warned) when it cannot be listed. */
-  async #list(entry: SourceEntry, oldDir: Node | undefined): Promise<[SourceEntry[], Tree | undefined] | undefined> {
+  /** A directory's entries (or names, where the source lists names) and its tree in the parent; undefined (warned) when it cannot be listed. */
+  async #list(entry: SourceEntry, oldDir: Node | undefined): Promise<[Listed[], Tree | undefined] | undefined> {
     const d = this.#d;
-    const listing = d.source.readDir(entry, d.warn, d.signal).catch((e) => {
+    const { readNames, entryOf } = d.source;
+    const read: Promise<Listed[]> = readNames && entryOf ? readNames.call(d.source, entry, d.signal) : d.source.readDir(entry, d.warn, d.signal);
+    const listing = read.catch((e) => {
       if (!isUnlistable(e)) throw e;
       d.warn(entry.path, e);
       return undefined;
@@ -82,20 +96,35 @@ export class SourceWalker {
     const [children, oldTree] = await Promise.all([listing, d.parentTree(oldDir?.subtree, entry.path)]);
     if (!children) return undefined;
     let files = 0;
-    for (const c of children) if (c.node.type === 'file') files++;
+    for (const c of children) if (countsAsFile(c)) files++;
     d.scheduler.filesListed(files); // before the next turn is given
     return [children, oldTree];
   }
 
+  /** A listed child's entry: as listed, or (a name) lstat'ed now; undefined (warned) when it cannot be read. */
+  async #resolve(dir: SourceEntry | undefined, c: Listed, i: number): Promise<SourceEntry | undefined> {
+    if (typeof c !== 'string') return c;
+    const d = this.#d;
+    // Names are lstat'ed synchronously one after the other: other work gets a turn now and then.
+    if (i % RESOLVE_BATCH === RESOLVE_BATCH - 1) await new Promise<void>((r) => macrotask(r));
+    try {
+      return await d.source.entryOf!(dir!, c);
+    } catch (e) {
+      if (!(e instanceof CairnError && e.code === 'SOURCE_READ')) throw e;
+      d.warn(typeof e.detail['path'] === 'string' ? e.detail['path'] : c, e);
+      return undefined;
+    }
+  }
+
   async #dir(
     entry: SourceEntry | undefined,
-    children: SourceEntry[],
+    children: Listed[],
     old: Node | undefined,
     oldTree: Tree | undefined,
     virtual?: TargetDir[],
   ): Promise<Node | undefined> {
     const t0 = this.#d.onItem ? Date.now() : 0;
-    const tree = virtual ? await this.#skeleton(entry, oldTree, virtual) : await this.#stream(children, oldTree);
+    const tree = virtual ? await this.#skeleton(entry, oldTree, virtual) : await this.#stream(entry, children, oldTree);
     const change = !old ? 'new' : old.subtree === tree.id ? 'unmodified' : 'changed';
     this.#d.stats.add(tree.stats);
     if (!entry) return bareDir(tree.id); // the snapshot's root: counted as no directory, as in restic
@@ -106,10 +135,11 @@ export class SourceWalker {
   }
 
   /** A listed folder's tree: its entries in name order, each node written into the tree as soon as those before it are. */
-  async #stream(children: SourceEntry[], oldTree: Tree | undefined): Promise<SavedTree> {
+  async #stream(dir: SourceEntry | undefined, children: Listed[], oldTree: Tree | undefined): Promise<SavedTree> {
     const builder = new TreeBuilder();
     await this.#children(
-      sortByName(children, (c) => c.node),
+      dir,
+      sortByName(children, (c) => (typeof c === 'string' ? { name: c } : c.node)),
       new ParentNodes(oldTree),
       (n) => builder.add(n),
     );
@@ -136,10 +166,11 @@ export class SourceWalker {
    * entries before it are done: the tree is written as the folder is saved, not held as 200 000
    * node objects. Subdirectories are listed one after the other, each in its turn, beside the
    * files: siblings never all list at once, and the files of this folder never wait for a
-   * sibling's listing. Once an entry is started, this folder forgets its listing entry.
+   * sibling's listing. A child listed by name only is lstat'ed when its turn comes; once an
+   * entry is started, this folder forgets its listing entry.
    */
-  async #children(listed: SourceEntry[], parent: ParentNodes, write: (n: Node) => void): Promise<void> {
-    const children: (SourceEntry | undefined)[] = listed;
+  async #children(dir: SourceEntry | undefined, listed: Listed[], parent: ParentNodes, write: (n: Node) => void): Promise<void> {
+    const children: (Listed | undefined)[] = listed;
     // Per entry: undefined while it runs, null when it was left out, else its node until written.
     const done: (Node | null | undefined)[] = new Array<Node | null | undefined>(children.length);
     let next = 0;
@@ -170,8 +201,16 @@ export class SourceWalker {
     let listings: Promise<unknown> = Promise.resolve();
     let i = 0;
     for (; i < children.length && !failure; i++) {
-      const child = children[i]!;
+      const listedAsFile = countsAsFile(children[i]!);
+      const child = await this.#resolve(dir, children[i]!, i).catch((e: unknown) => void ((failure ??= { e }), this.#d.scheduler.fail(e)));
+      if (failure) break;
       children[i] = undefined;
+      // Counted as a listed file: it stops waiting here unless a saver is to take it.
+      if (listedAsFile && child?.node.type !== 'file') this.#d.scheduler.fileStarted();
+      if (!child) {
+        track(i, Promise.resolve(undefined));
+        continue;
+      }
       const old = parent.take(child.node);
       if (child.node.type === 'dir') {
         const sub = this.#subdir(child, old, listings);
@@ -179,7 +218,7 @@ export class SourceWalker {
         track(i, sub.node);
       } else if (child.node.type === 'file') {
         if (!(await this.#acquire())) break;
-        track(i, this.#file(child, old));
+        track(i, this.#file(child, old, listedAsFile));
       } else
         track(
           i,
@@ -207,10 +246,10 @@ export class SourceWalker {
     return false;
   }
 
-  /** A file of a listed folder, in one of the walk's slots; it counts as listed and waiting until a saver takes it. */
-  #file(entry: SourceEntry, old: Node | undefined): Promise<Node | undefined> {
+  /** A file of a listed folder, in one of the walk's slots; if `counted` as listed, it waits until a saver takes it. */
+  #file(entry: SourceEntry, old: Node | undefined, counted: boolean): Promise<Node | undefined> {
     const scheduler = this.#d.scheduler;
-    let waiting = true;
+    let waiting = counted;
     const started = () => {
       if (!waiting) return;
       waiting = false;

@@ -43,6 +43,15 @@ export interface SourceFS {
    *  that cannot be listed at all either throws `unlistable(…)` (it is then left out of the
    *  snapshot with a warning, as restic leaves it out) or reports it and lists nothing. */
   readDir(dir: SourceEntry, onError: (path: string, e: unknown) => void, signal?: AbortSignal): Promise<SourceEntry[]>;
+  /**
+   * Optional, preferred by the walk when given with `entryOf`: a directory's entry names only
+   * (no lstat), in any order, with readDir's errors for the directory itself. The walk then
+   * takes each entry's metadata with `entryOf` when it comes to it (restic lstats as it goes,
+   * too), so a folder of 200 000 files waits as 200 000 names, not 200 000 entries.
+   */
+  readNames?(dir: SourceEntry, signal?: AbortSignal): Promise<string[]>;
+  /** The entry `name` of the directory `dir` (lstat); a SOURCE_READ error if it cannot be read (vanished, no permission). */
+  entryOf?(dir: SourceEntry, name: string): SourceEntry | Promise<SourceEntry>;
   /** Splits a target into the path components restic records ("/home/u" → ["home","u"]). */
   components(path: string): string[];
   /** Joins components back into a path this SourceFS can stat. */

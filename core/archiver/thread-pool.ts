@@ -7,6 +7,7 @@
 import { FILE_GARBAGE, smallGarbageMade } from '../memory/garbage';
 import { CairnError, deserializeError } from '../errors';
 import { macrotask } from '../concurrency/concurrency';
+import { PackEntries } from '../pack/entries';
 import type { FileJob, FileSaved } from './file-saver';
 import type { FileSaverPool, PoolHooks } from './pool';
 import type { FromSaver, JobResult, ToSaver } from './saver-protocol';
@@ -86,7 +87,7 @@ class Coordinator {
         this.#done(m.results);
         break;
       case 'packSaved':
-        this.#hooks.packSaved(m.pack, m.size);
+        this.#hooks.packSaved({ id: m.id, entries: PackEntries.fromHeader(m.header) }, m.size);
         break;
       case 'flushed':
         this.#flushed(m.reqId, m.error && deserializeError(m.error));

@@ -3,10 +3,10 @@ import { initEngine, memRepo } from '../../test/helpers/mem-repo';
 import { decodeTree, type Node } from '../data';
 import { GoTime } from '../data/go-time';
 import type { BlobCache } from '../repository/blob-cache';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 import { BlobRegistry } from './blob-registry';
 /** A stored pack, indexed at once (as if its index file were written). */
-function indexNow(registry: BlobRegistry, pack: IndexPack, size: number): void {
+function indexNow(registry: BlobRegistry, pack: SavedPack, size: number): void {
   registry.packSaved(pack, size);
   registry.indexed(registry.takeUnindexed());
 }
@@ -32,7 +32,7 @@ describe('TreeSaver', () => {
     const { repo } = await memRepo();
     await repo.loadIndex();
     const registry = new BlobRegistry(repo.index);
-    const packs: IndexPack[] = [];
+    const packs: SavedPack[] = [];
     const trees = new TreeSaver({
       key: repo.key,
       version: repo.version,
@@ -53,7 +53,12 @@ describe('TreeSaver', () => {
     expect(packs).toHaveLength(0); // nothing stored before the pack is full or flushed
     await trees.flush();
     expect(packs).toHaveLength(1);
-    expect(packs[0]!.blobs.map((b) => b.id).sort()).toEqual([a.id, other.id].sort());
+    expect(
+      packs[0]!.entries
+        .blobs()
+        .map((b) => b.id)
+        .sort(),
+    ).toEqual([a.id, other.id].sort());
     expect(decodeTree(await repo.loadBlob('tree', a.id)).nodes.map((n) => n.name)).toEqual(['a', 'b']);
   });
 

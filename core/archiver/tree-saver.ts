@@ -9,7 +9,7 @@ import { encodeTree, type Node } from '../data';
 import { hashID, type ID } from '../id';
 import type { Saver } from '../backend/backend';
 import type { Key } from '../crypto/keys';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 import type { BlobCache } from '../repository/blob-cache';
 import { encodeBlob, type CompressionMode } from '../repository/blob-codec';
 import { PackerManager } from '../repository/packer-manager';
@@ -23,7 +23,7 @@ export interface TreeSaverOptions {
   saver: Saver;
   /** Should this tree be stored (no one has it, or is storing it)? */
   claim(id: ID): boolean;
-  onPackSaved(pack: IndexPack, size: number): void;
+  onPackSaved(pack: SavedPack, size: number): void;
   /** Where new trees are also kept, if it wants trees. */
   cache?: BlobCache;
   signal?: AbortSignal;

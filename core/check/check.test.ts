@@ -32,7 +32,7 @@ async function replace(be: Backend, h: Parameters<Backend['load']>[0], f: (b: Ui
 /** Stores raw blobs in a new pack with its own index file (what a buggy writer might do). */
 async function storeIndexed(repo: Repository, blobs: { type: 'data' | 'tree'; plain: Uint8Array }[]): Promise<IndexPack> {
   const saved: IndexPack[] = [];
-  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
+  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
   for (const b of blobs) {
     const enc = await encodeBlob(repo.key, b.type, b.plain, 2, 'auto');
     await pm.add(b.type, await hashID(b.plain), enc.sealed, enc.uncompressedLength);

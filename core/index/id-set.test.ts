@@ -18,6 +18,17 @@ describe('IdSet', () => {
     for (let i = 0; i < 9000; i++) expect(s.has(id(i))).toBe(i >= 5000 || i % 2 === 1);
   });
 
+  it('deletes an ID given as bytes inside a larger buffer (deleteAt)', () => {
+    const s = new IdSet();
+    for (let i = 0; i < 100; i++) s.add(id(i));
+    const buf = new Uint8Array(32 * 3 + 5);
+    buf.set(Buffer.from(id(42), 'hex'), 37);
+    expect(s.deleteAt(buf, 37)).toBe(true);
+    expect(s.deleteAt(buf, 37)).toBe(false);
+    expect(s.has(id(42))).toBe(false);
+    expect(s.size).toBe(99);
+  });
+
   it('keeps finding IDs whose slots collide after others in their run are deleted', () => {
     const s = new IdSet();
     // Same first four bytes: one probe run.

@@ -48,7 +48,17 @@ export class IdSet {
   }
 
   delete(id: string): boolean {
-    const s = this.#find(fromHex(id, this.#scratch));
+    return this.#deleteKey(fromHex(id, this.#scratch));
+  }
+
+  /** Deletes the ID whose 32 bytes are `bytes[at..at+32]`. */
+  deleteAt(bytes: Uint8Array, at: number): boolean {
+    for (let i = 0; i < 32; i++) this.#scratch[i] = bytes[at + i]!;
+    return this.#deleteKey(this.#scratch);
+  }
+
+  #deleteKey(key: Uint8Array): boolean {
+    const s = this.#find(key);
     if (s < 0) return false;
     this.#free.push(this.#table[s]! - 1);
     this.#table[s] = DELETED;

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resticFixture } from '../../test/helpers/mem-repo';
 import { isCairnError } from '../errors';
-import { decodeIndex, encodeIndex, type IndexPack } from './index-file';
+import { PackEntries } from '../pack/entries';
+import { decodeIndex, encodeIndex as encodeIndexBytes, type IndexPack } from './index-file';
+
+const encodeIndex = (packs: IndexPack[]) => new TextDecoder().decode(encodeIndexBytes(packs));
 
 const id = (n: number) => n.toString(16).padStart(2, '0').repeat(32);
 
@@ -36,6 +39,35 @@ describe('index files', () => {
         `{"id":"${id(4)}","blobs":[{"id":"${id(5)}","type":"tree","offset":0,"length":4000000000,"uncompressed_length":4294967295}]},` +
         `{"id":"${id(6)}","blobs":[]}]}\n`,
     );
+  });
+
+  it('writes the same bytes for packs given as header entries, and what JSON.stringify gives', () => {
+    const many: IndexPack[] = [0, 1, 7].map((p) => {
+      let offset = 0;
+      const blobs = Array.from({ length: p * 300 }, (_, i) => {
+        const length = 40 + ((i * 7919) % 70_000);
+        const b = { type: i % 5 === 0 ? ('tree' as const) : ('data' as const), id: id(i % 256), offset, length, uncompressedLength: i % 3 ? length * 3 : 0 };
+        offset += length;
+        return b;
+      });
+      return { id: id(200 + p), blobs };
+    });
+    const saved = many.map((p) => ({ id: p.id, entries: PackEntries.fromBlobs(p.blobs) }));
+    const stringified =
+      JSON.stringify({
+        packs: many.map((p) => ({
+          id: p.id,
+          blobs: p.blobs.map((b) => ({
+            id: b.id,
+            type: b.type,
+            offset: b.offset,
+            length: b.length,
+            ...(b.uncompressedLength ? { uncompressed_length: b.uncompressedLength } : {}),
+          })),
+        })),
+      }) + '\n';
+    expect(encodeIndex(many)).toBe(stringified);
+    expect(new TextDecoder().decode(encodeIndexBytes(saved))).toBe(stringified);
   });
 
   it('round-trips', () => {

@@ -6,6 +6,7 @@
 import { CairnError } from '../errors';
 import { isID, type ID } from '../id';
 import type { PackedBlob } from '../pack/header';
+import type { PackEntries } from '../pack/entries';
 
 export interface IndexPack {
   id: ID;
@@ -20,18 +21,100 @@ interface JSONBlob {
   uncompressed_length?: number;
 }
 
-export function encodeIndex(packs: readonly IndexPack[]): string {
-  const out = {
-    packs: packs.map((p) => ({
-      id: p.id,
-      blobs: p.blobs.map((b) => {
-        const j: JSONBlob = { id: b.id, type: b.type, offset: b.offset, length: b.length };
-        if (b.uncompressedLength > 0) j.uncompressed_length = b.uncompressedLength;
-        return j;
-      }),
-    })),
-  };
-  return JSON.stringify(out) + '\n';
+/** A stored pack as a backup reports it: its blobs as compact header entries (pack/entries.ts). */
+export interface SavedPack {
+  id: ID;
+  entries: PackEntries;
+}
+
+/**
+ * restic's index JSON (what JSON.stringify of {packs:[{id, blobs:[{id, type, offset, length,
+ * uncompressed_length?}]}]} gives, plus a newline), written straight into bytes: an index file
+ * of a few 100 000 tiny blobs is tens of MB, and building it as objects and then a string
+ * held it three times over.
+ */
+export function encodeIndex(packs: readonly (IndexPack | SavedPack)[]): Uint8Array {
+  const w = new AsciiWriter(64 + packs.reduce((n, p) => n + 140 * blobCount(p), 0));
+  w.text('{"packs":[');
+  packs.forEach((p, i) => {
+    w.text(i === 0 ? '{"id":"' : ',{"id":"');
+    w.text(p.id);
+    w.text('","blobs":[');
+    let n = 0;
+    if ('entries' in p)
+      p.entries.forEach((v) => {
+        w.text(n++ === 0 ? '{"id":"' : ',{"id":"');
+        w.hex(v.header, v.idAt, 32);
+        blobFields(w, v);
+      });
+    else
+      for (const b of p.blobs) {
+        w.text(n++ === 0 ? '{"id":"' : ',{"id":"');
+        w.text(b.id);
+        blobFields(w, b);
+      }
+    w.text(']}');
+  });
+  w.text(']}\n');
+  return w.done();
+}
+
+/** A blob's fields after its ID, to the closing brace. */
+function blobFields(w: AsciiWriter, b: Omit<PackedBlob, 'id'>): void {
+  w.text(b.type === 'tree' ? '","type":"tree","offset":' : '","type":"data","offset":');
+  w.uint(b.offset);
+  w.text(',"length":');
+  w.uint(b.length);
+  if (b.uncompressedLength > 0) {
+    w.text(',"uncompressed_length":');
+    w.uint(b.uncompressedLength);
+  }
+  w.text('}');
+}
+
+function blobCount(p: IndexPack | SavedPack): number {
+  return 'entries' in p ? p.entries.count : p.blobs.length;
+}
+
+const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
+
+/** A growing buffer of ASCII text. */
+class AsciiWriter {
+  #buf: Uint8Array;
+  #n = 0;
+
+  constructor(capacity: number) {
+    this.#buf = new Uint8Array(capacity);
+  }
+
+  #room(k: number): void {
+    if (this.#n + k <= this.#buf.length) return;
+    const bigger = new Uint8Array(Math.max(this.#n + k, this.#buf.length * 2));
+    bigger.set(this.#buf.subarray(0, this.#n));
+    this.#buf = bigger;
+  }
+
+  /** `s` must be ASCII (JSON punctuation, hex IDs). */
+  text(s: string): void {
+    this.#room(s.length);
+    for (let i = 0; i < s.length; i++) this.#buf[this.#n++] = s.charCodeAt(i);
+  }
+
+  uint(v: number): void {
+    this.text(String(v));
+  }
+
+  hex(b: Uint8Array, at: number, len: number): void {
+    this.#room(2 * len);
+    for (let i = at; i < at + len; i++) {
+      this.#buf[this.#n++] = HEX_DIGITS[b[i]! >> 4]!;
+      this.#buf[this.#n++] = HEX_DIGITS[b[i]! & 15]!;
+    }
+  }
+
+  done(): Uint8Array {
+    return this.#buf.subarray(0, this.#n);
+  }
 }
 
 const isUint = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 0xffffffff;

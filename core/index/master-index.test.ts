@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { prng, seededBytes } from '../../test/fixtures/chunker/generate';
 import type { PackedBlob } from '../pack/header';
+import { PackEntries } from '../pack/entries';
 import { MasterIndex } from './master-index';
 
 /** `n` seeded random IDs (Buffer's native hex: building 200,000 of them must stay cheap). */
@@ -95,6 +96,23 @@ describe('MasterIndex', () => {
     expect(m.hasPack(other)).toBe(false);
     expect(m.size).toBe(4);
     expect(m.packCount).toBe(3);
+  });
+
+  it("adds a pack given as its header's entries the same as one given as a blob list", () => {
+    const [pack, ...blobIDs] = ids(8, 1001) as [string, ...string[]];
+    let offset = 0;
+    const blobs: PackedBlob[] = blobIDs.map((id, i) => {
+      const b: PackedBlob = { type: i % 7 ? 'data' : 'tree', id, offset, length: 40 + i, uncompressedLength: i % 2 ? 3 * i : 0 };
+      offset += b.length;
+      return b;
+    });
+    const fromList = new MasterIndex();
+    const fromEntries = new MasterIndex();
+    expect(fromList.addPack(pack, blobs)).toBe(0);
+    expect(fromEntries.addPack(pack, PackEntries.fromBlobs(blobs))).toBe(0);
+    for (const b of blobs) expect(fromEntries.lookup(b.type, b.id)).toEqual(fromList.lookup(b.type, b.id));
+    expect(fromEntries.size).toBe(1000);
+    expect(fromEntries.lookup('tree', blobIDs[1]!)).toBeUndefined();
   });
 
   it('adds blobs of an already known pack under the same pack number', () => {

@@ -6,6 +6,7 @@
 
 import { fromHex, toHex, type ID } from '../id';
 import type { BlobType, PackedBlob } from '../pack/header';
+import { PackEntries } from '../pack/entries';
 
 /** ASCII code → value of a lower-case hex digit, -1 for anything else. */
 const HEX_VALUE = new Int8Array(256).fill(-1);
@@ -204,7 +205,15 @@ export class MasterIndex {
   }
 
   /** Adds a pack's blobs; returns the pack's number (see `packNumber`). */
-  addPack(packID: ID, blobs: readonly PackedBlob[]): number {
+  addPack(packID: ID, blobs: readonly PackedBlob[] | PackEntries): number {
+    const p = this.#startPack(packID, blobs instanceof PackEntries ? blobs.count : blobs.length);
+    if (blobs instanceof PackEntries) blobs.forEach((v) => this.#addEntry(p, v, v.header, v.idAt));
+    else for (const blob of blobs) this.#addEntry(p, blob, fromHex(blob.id, this.#scratch), 0);
+    return p;
+  }
+
+  /** The pack's number (a new one if it is new), with room made for `count` more entries. */
+  #startPack(packID: ID, count: number): number {
     this.#treesByPack = undefined;
     this.#byPack = undefined;
     this.#generation++;
@@ -214,21 +223,23 @@ export class MasterIndex {
       this.#packIDs.push(packID);
       this.#packNo.set(packID, p);
     }
-    if (this.#n + blobs.length > this.#table.length * MAX_LOAD) this.#rehash(this.#n + blobs.length);
-    for (const blob of blobs) {
-      if (this.#n >>> BLOCK_BITS === this.#blocks.length || (this.#n & IN_BLOCK) >= this.#lastCap) this.#grow();
-      const e = this.#n++;
-      const b = this.#block(e);
-      const i = e & IN_BLOCK;
-      b.ids.set(fromHex(blob.id, this.#scratch), i * 32);
-      b.type[i] = blob.type === 'tree' ? 1 : 0;
-      b.pack[i] = p;
-      b.offset[i] = blob.offset;
-      b.length[i] = blob.length;
-      b.ulen[i] = blob.uncompressedLength;
-      this.#insertSlot(e);
-    }
+    if (this.#n + count > this.#table.length * MAX_LOAD) this.#rehash(this.#n + count);
     return p;
+  }
+
+  /** One entry of pack `p`, its ID at `ids[at..at+32]`. */
+  #addEntry(p: number, blob: Omit<PackedBlob, 'id'>, ids: Uint8Array, at: number): void {
+    if (this.#n >>> BLOCK_BITS === this.#blocks.length || (this.#n & IN_BLOCK) >= this.#lastCap) this.#grow();
+    const e = this.#n++;
+    const b = this.#block(e);
+    const i = e & IN_BLOCK;
+    for (let k = 0; k < 32; k++) b.ids[i * 32 + k] = ids[at + k]!;
+    b.type[i] = blob.type === 'tree' ? 1 : 0;
+    b.pack[i] = p;
+    b.offset[i] = blob.offset;
+    b.length[i] = blob.length;
+    b.ulen[i] = blob.uncompressedLength;
+    this.#insertSlot(e);
   }
 
   /** The tree blobs stored in a pack, in pack order (restic keeps trees in packs of their own). */

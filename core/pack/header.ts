@@ -27,7 +27,7 @@ export function entrySize(b: Pick<PackedBlob, 'uncompressedLength'>): number {
   return b.uncompressedLength > 0 ? COMPRESSED_ENTRY : PLAIN_ENTRY;
 }
 
-export function encodeHeader(blobs: readonly PackedBlob[]): Uint8Array {
+export function encodeHeader(blobs: readonly PackedBlob[]): Uint8Array<ArrayBuffer> {
   let size = 0;
   for (const b of blobs) size += entrySize(b);
   const out = new Uint8Array(size);

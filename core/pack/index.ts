@@ -3,3 +3,4 @@
 export { Packer, DEFAULT_PACK_SIZE, type FinishedPack } from './packer';
 export { readPackHeader, expectedPackSize } from './reader';
 export { encodeHeader, parseHeader, entrySize, MAX_HEADER_SIZE, type BlobType, type PackedBlob } from './header';
+export { PackEntries, type EntryView } from './entries';

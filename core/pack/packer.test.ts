@@ -10,7 +10,7 @@ import { open, seal } from '../crypto/seal';
 import { hashID } from '../id';
 import { Packer } from './packer';
 import { expectedPackSize, readPackHeader } from './reader';
-import { MAX_HEADER_SIZE, type BlobType } from './header';
+import { MAX_HEADER_SIZE, type BlobType, type PackedBlob } from './header';
 
 const key = new Key(seededBytes(1, 32), seededBytes(2, 16), seededBytes(3, 16));
 
@@ -42,7 +42,7 @@ interface Made {
 }
 
 /** A pack of `n` blobs of varied sizes; every third one is marked compressed. */
-async function makePack(n: number, type: BlobType = 'data'): Promise<Made & { blobs: Awaited<ReturnType<Packer['finish']>>['blobs'] }> {
+async function makePack(n: number, type: BlobType = 'data'): Promise<Made & { blobs: PackedBlob[] }> {
   const p = new Packer();
   const plains: Uint8Array[] = [];
   for (let i = 0; i < n; i++) {
@@ -52,7 +52,7 @@ async function makePack(n: number, type: BlobType = 'data'): Promise<Made & { bl
   }
   expect(p.count).toBe(n);
   const f = await p.finish(key);
-  return { bytes: f.bytes, id: f.id, plains, blobs: f.blobs };
+  return { bytes: f.bytes, id: f.id, plains, blobs: f.entries.blobs() };
 }
 
 describe('packs', () => {

@@ -9,7 +9,8 @@
 import { EXTENSION, seal } from '../crypto/seal';
 import type { Key } from '../crypto/keys';
 import { hashID, type ID } from '../id';
-import { COMPRESSED_ENTRY, encodeHeader, entrySize, MAX_HEADER_SIZE, type BlobType, type PackedBlob } from './header';
+import { COMPRESSED_ENTRY, MAX_HEADER_SIZE, type BlobType, type PackedBlob } from './header';
+import { PackEntries } from './entries';
 
 /** restic's default --pack-size. */
 export const DEFAULT_PACK_SIZE = 16 * 1024 * 1024;
@@ -20,16 +21,16 @@ export interface FinishedPack {
   id: ID;
   /** The pack's bytes: a view of the packer's buffer. */
   bytes: Uint8Array;
-  blobs: PackedBlob[];
+  /** Its blobs, as the header lists them. */
+  entries: PackEntries;
   /** The whole buffer, for reuse once `bytes` is stored. */
   buffer: Uint8Array;
 }
 
 export class Packer {
   #buf: Uint8Array;
-  readonly #blobs: PackedBlob[] = [];
+  readonly #entries = new PackEntries();
   #size = 0;
-  #headerSize = 0;
 
   constructor(buffer: Uint8Array = new Uint8Array(0)) {
     this.#buf = buffer;
@@ -41,12 +42,12 @@ export class Packer {
   }
 
   get count(): number {
-    return this.#blobs.length;
+    return this.#entries.count;
   }
 
   /** Would one more entry push the header over restic's limit? */
   headerFull(): boolean {
-    return this.#headerSize + 41 + EXTENSION > MAX_HEADER_SIZE;
+    return this.#entries.byteLength + COMPRESSED_ENTRY + EXTENSION > MAX_HEADER_SIZE;
   }
 
   /**
@@ -55,7 +56,7 @@ export class Packer {
    * `finish` writes in place too?
    */
   fits(length: number): boolean {
-    return this.#size + length + this.#headerSize + COMPRESSED_ENTRY + EXTENSION + 4 <= this.#buf.length;
+    return this.#size + length + this.#entries.byteLength + COMPRESSED_ENTRY + EXTENSION + 4 <= this.#buf.length;
   }
 
   /**
@@ -64,26 +65,25 @@ export class Packer {
    */
   reserve(type: BlobType, id: ID, length: number, uncompressedLength: number): Uint8Array {
     if (!this.fits(length)) {
-      const bigger = new Uint8Array(Math.max(this.#size + length + this.#headerSize + COMPRESSED_ENTRY + EXTENSION + 4, this.#buf.length * 2));
+      const bigger = new Uint8Array(Math.max(this.#size + length + this.#entries.byteLength + COMPRESSED_ENTRY + EXTENSION + 4, this.#buf.length * 2));
       bigger.set(this.#buf.subarray(0, this.#size));
       this.#buf = bigger;
     }
-    const blob: PackedBlob = { type, id, offset: this.#size, length, uncompressedLength };
-    this.#blobs.push(blob);
+    const offset = this.#entries.add(type, id, length, uncompressedLength);
     this.#size += length;
-    this.#headerSize += entrySize(blob);
-    return this.#buf.subarray(blob.offset, blob.offset + length);
+    return this.#buf.subarray(offset, offset + length);
   }
 
   /** Appends an already sealed blob (a copy). `uncompressedLength` is 0 for blobs stored as is. */
   add(type: BlobType, id: ID, sealed: Uint8Array, uncompressedLength: number): PackedBlob {
+    const offset = this.#size;
     this.reserve(type, id, sealed.length, uncompressedLength).set(sealed);
-    return this.#blobs[this.#blobs.length - 1]!;
+    return { type, id, offset, length: sealed.length, uncompressedLength };
   }
 
   /** Seals the header, appends it and its length, hashes the whole pack. */
   async finish(key: Key): Promise<FinishedPack> {
-    const header = await seal(key, encodeHeader(this.#blobs));
+    const header = await seal(key, this.#entries.bytes);
     const total = this.#size + header.length + 4;
     if (total > this.#buf.length) {
       const bigger = new Uint8Array(total);
@@ -93,6 +93,6 @@ export class Packer {
     const bytes = this.#buf.subarray(0, total);
     bytes.set(header, this.#size);
     new DataView(bytes.buffer, bytes.byteOffset).setUint32(this.#size + header.length, header.length, true);
-    return { id: await hashID(bytes), bytes, blobs: this.#blobs, buffer: this.#buf };
+    return { id: await hashID(bytes), bytes, entries: this.#entries, buffer: this.#buf };
   }
 }

@@ -65,8 +65,8 @@ export async function repack(
     signal,
     onPackSaved: async (pack, size) => {
       opts.onPackWritten?.(size);
-      result.unindexed.push(pack);
-      unindexedBlobs += pack.blobs.length;
+      result.unindexed.push({ id: pack.id, blobs: pack.entries.blobs() });
+      unindexedBlobs += pack.entries.count;
       if (unindexedBlobs < (opts.indexBlobs ?? 50_000)) return;
       const full = result.unindexed.splice(0);
       unindexedBlobs = 0;

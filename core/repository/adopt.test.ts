@@ -19,7 +19,7 @@ async function storeUnindexed(repo: Repository, backend: Backend, blobs: Uint8Ar
       noted.push(pack);
     },
   });
-  const pm = new PackerManager({ key: repo.key, saver, packSize, onPackSaved: (p) => void saved.push(p) });
+  const pm = new PackerManager({ key: repo.key, saver, packSize, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
   for (const plain of blobs) {
     const sealed = await encodeBlob(repo.key, 'data', plain, repo.version, 'auto');
     await pm.add('data', await hashID(plain), sealed.sealed, sealed.uncompressedLength);

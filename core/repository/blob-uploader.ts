@@ -5,7 +5,7 @@
 
 import { throwIfAborted } from '../errors';
 import { hashID, type ID } from '../id';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 import type { BlobType } from '../pack/header';
 import { encodeBlob } from './blob-codec';
 import { PackerManager } from './packer-manager';
@@ -42,7 +42,7 @@ export class BlobUploader {
   readonly #packs: PackerManager;
   readonly #signal: AbortSignal | undefined;
   readonly #pending = new Set<string>();
-  #unindexed: IndexPack[] = [];
+  #unindexed: SavedPack[] = [];
   #unindexedBlobs = 0;
   readonly stats: UploadStats = { blobs: 0, plainBytes: 0, packs: 0, packBytes: 0, indexFiles: [] };
 
@@ -83,12 +83,12 @@ export class BlobUploader {
     return { id, stored: true, length: enc.sealed.length };
   }
 
-  async #packSaved(pack: IndexPack, size: number): Promise<void> {
-    this.#repo.index.addPack(pack.id, pack.blobs);
+  async #packSaved(pack: SavedPack, size: number): Promise<void> {
+    this.#repo.index.addPack(pack.id, pack.entries);
     this.stats.packs++;
     this.stats.packBytes += size;
     this.#unindexed.push(pack);
-    this.#unindexedBlobs += pack.blobs.length;
+    this.#unindexedBlobs += pack.entries.count;
     if (this.#unindexedBlobs >= INDEX_MAX_BLOBS) await this.#writeIndex();
   }
 

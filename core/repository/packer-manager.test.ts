@@ -57,7 +57,12 @@ describe('PackerManager', () => {
   it('finishes a pack once it reaches the target size; data and trees go to separate packs', async () => {
     const be = new MemoryBackend();
     const saved: { pack: IndexPack; size: number }[] = [];
-    const pm = new PackerManager({ key, saver: be, packSize: 1000, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    const pm = new PackerManager({
+      key,
+      saver: be,
+      packSize: 1000,
+      onPackSaved: (pack, size) => void saved.push({ pack: { id: pack.id, blobs: pack.entries.blobs() }, size }),
+    });
     for (let i = 0; i < 10; i++) {
       const b = await blob(i, 300);
       await pm.add(i % 2 ? 'tree' : 'data', b.id, b.sealed, 0);
@@ -84,7 +89,12 @@ describe('PackerManager', () => {
 
   it('gives a blob bigger than the target a pack of its own', async () => {
     const saved: IndexPack[] = [];
-    const pm = new PackerManager({ key, saver: new MemoryBackend(), packSize: 1000, onPackSaved: (p) => void saved.push(p) });
+    const pm = new PackerManager({
+      key,
+      saver: new MemoryBackend(),
+      packSize: 1000,
+      onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }),
+    });
     const small = await blob(1, 100),
       big = await blob(2, 5000);
     await pm.add('data', small.id, small.sealed, 0);
@@ -107,7 +117,7 @@ describe('PackerManager', () => {
       key,
       saver: { save: async (h, d, o) => void (sent.push(bytesOf(d)), await be.save(h, d, o)) },
       packSize: 1000,
-      onPackSaved: (pack, size) => void saved.push({ pack, size }),
+      onPackSaved: (pack, size) => void saved.push({ pack: { id: pack.id, blobs: pack.entries.blobs() }, size }),
     });
     // The buffer is the target plus 256 KiB: 200 KiB fits behind 900 bytes, 300 KiB does not.
     const [a, b, c, d] = [await blob(1, 900), await blob(2, 200 * 1024), await blob(3, 900), await blob(4, 300 * 1024)];
@@ -141,7 +151,7 @@ describe('PackerManager', () => {
       saver: { save: async (h, d, o) => void (sent.push(bytesOf(d)), await be.save(h, d, o)) },
       packSize: 4096,
       growFrom: 256,
-      onPackSaved: (pack, size) => void saved.push({ pack, size }),
+      onPackSaved: (pack, size) => void saved.push({ pack: { id: pack.id, blobs: pack.entries.blobs() }, size }),
     });
     const [a, b, c, d] = [await blob(11, 200), await blob(12, 300), await blob(13, 700), await blob(14, 2000)];
     await pm.add('tree', a.id, a.sealed, 0);
@@ -179,7 +189,7 @@ describe('PackerManager', () => {
   it('records compressed lengths in the header and the index entry', async () => {
     const saved: IndexPack[] = [];
     const be = new MemoryBackend();
-    const pm = new PackerManager({ key, saver: be, onPackSaved: (p) => void saved.push(p) });
+    const pm = new PackerManager({ key, saver: be, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
     const a = await blob(1, 100),
       b = await blob(2, 200);
     await pm.add('data', a.id, a.sealed, 0);
@@ -222,7 +232,13 @@ describe('PackerManager', () => {
     const be = new MemoryBackend();
     const g = gatedSaver(be);
     const saved: IndexPack[] = [];
-    const pm = new PackerManager({ key, saver: g.saver, packSize: 100, uploads: 2, onPackSaved: (p) => void saved.push(p) });
+    const pm = new PackerManager({
+      key,
+      saver: g.saver,
+      packSize: 100,
+      uploads: 2,
+      onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }),
+    });
     const blobs = await Promise.all(Array.from({ length: 8 }, (_, i) => blob(i, 120)));
     // Eight adders at once (as four file savers sharing one manager do); each fills a pack.
     const adds = blobs.map((b, i) => pm.add(i % 2 ? 'tree' : 'data', b.id, b.sealed, 0));
@@ -263,7 +279,14 @@ describe('PackerManager', () => {
     const sent: Uint8Array[] = [];
     const saver: Saver = { save: (h, d, o) => (sent.push(bytesOf(d)), g.saver.save(h, d, o)) };
     const saved: { pack: IndexPack; size: number }[] = [];
-    const pm = new PackerManager({ key, saver, packSize: 100, uploads: 1, buffers: 1, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    const pm = new PackerManager({
+      key,
+      saver,
+      packSize: 100,
+      uploads: 1,
+      buffers: 1,
+      onPackSaved: (pack, size) => void saved.push({ pack: { id: pack.id, blobs: pack.entries.blobs() }, size }),
+    });
     const bs = [await blob(1, 120), await blob(2, 120), await blob(3, 120)];
     await pm.add('data', bs[0]!.id, bs[0]!.sealed, 0); // pack 1 full: its upload waits at the gate
     let second = false;
@@ -303,7 +326,14 @@ describe('PackerManager', () => {
       save: (h, d, o) => g.saver.save(h, (d as PreparedBody).prepared as Uint8Array, o),
     };
     const saved: { pack: IndexPack; size: number }[] = [];
-    const pm = new PackerManager({ key, saver, packSize: 100, uploads: 2, buffers: 1, onPackSaved: (pack, size) => void saved.push({ pack, size }) });
+    const pm = new PackerManager({
+      key,
+      saver,
+      packSize: 100,
+      uploads: 2,
+      buffers: 1,
+      onPackSaved: (pack, size) => void saved.push({ pack: { id: pack.id, blobs: pack.entries.blobs() }, size }),
+    });
     const bs = [await blob(1, 120), await blob(2, 120), await blob(3, 120)];
     await pm.add('data', bs[0]!.id, bs[0]!.sealed, 0); // pack 1 full: its upload waits at the gate
     await pm.add('data', bs[1]!.id, bs[1]!.sealed, 0); // went into the same buffer: pack 2 uploads too
@@ -353,7 +383,14 @@ describe('PackerManager', () => {
   it('with one buffer, a pack per blob type still opens (no upload could free one): no deadlock', async () => {
     const be = new MemoryBackend();
     const saved: IndexPack[] = [];
-    const pm = new PackerManager({ key, saver: be, packSize: 1000, uploads: 1, buffers: 1, onPackSaved: (p) => void saved.push(p) });
+    const pm = new PackerManager({
+      key,
+      saver: be,
+      packSize: 1000,
+      uploads: 1,
+      buffers: 1,
+      onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }),
+    });
     const [d, t] = [await blob(1, 100), await blob(2, 100)];
     await pm.add('data', d.id, d.sealed, 0);
     await pm.add('tree', t.id, t.sealed, 0);
@@ -372,7 +409,7 @@ describe('PackerManager', () => {
   it('an upload failure surfaces on the next add, and the failed pack is never reported', async () => {
     const be = withFaults(new MemoryBackend(), { ops: ['save'], failFirst: 1 });
     const saved: IndexPack[] = [];
-    const pm = new PackerManager({ key, saver: be, packSize: 100, onPackSaved: (p) => void saved.push(p) });
+    const pm = new PackerManager({ key, saver: be, packSize: 100, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
     const [a, b, c] = [await blob(1, 120), await blob(2, 10), await blob(3, 10)];
     await pm.add('data', a.id, a.sealed, 0); // pack 1 goes up and fails in the background
     await tick();
@@ -388,7 +425,7 @@ describe('PackerManager', () => {
   it('an upload failure during flush rejects flush', async () => {
     const be = withFaults(new MemoryBackend(), { ops: ['save'], failFirst: 1 });
     const saved: IndexPack[] = [];
-    const pm = new PackerManager({ key, saver: be, onPackSaved: (p) => void saved.push(p) });
+    const pm = new PackerManager({ key, saver: be, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
     const a = await blob(1, 50);
     await pm.add('tree', a.id, a.sealed, 0);
     expect(isCairnError(await rejection(pm.flush()), 'NETWORK')).toBe(true);

@@ -12,7 +12,7 @@ import { CairnError, throwIfAborted } from '../errors';
 import { Packer, DEFAULT_PACK_SIZE, type FinishedPack } from '../pack/packer';
 import type { BlobType } from '../pack/header';
 import type { ID } from '../id';
-import type { IndexPack } from '../index/index-file';
+import type { SavedPack } from '../index/index-file';
 
 export interface PackerManagerOptions {
   key: Key;
@@ -34,7 +34,7 @@ export interface PackerManagerOptions {
    * when no blob is being sealed into it.
    */
   growFrom?: number;
-  onPackSaved: (pack: IndexPack, size: number) => void | Promise<void>;
+  onPackSaved: (pack: SavedPack, size: number) => void | Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -222,7 +222,7 @@ export class PackerManager {
     await saver.save({ type: 'data', name: f.id }, body, { signal: this.#opts.signal });
     // Stored: the buffer may be refilled (keep as many as can be in use at once).
     if (body === f.bytes) this.#bufferReturned(f.buffer);
-    await this.#opts.onPackSaved({ id: f.id, blobs: f.blobs }, f.bytes.length);
+    await this.#opts.onPackSaved({ id: f.id, entries: f.entries }, f.bytes.length);
   }
 
   #check(): void {

@@ -25,7 +25,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 /** Stores blobs in packs of their own (one pack per call), returns the index entries. */
 async function storePack(repo: Repository, blobs: { type: BlobType; plain: Uint8Array }[]): Promise<IndexPack> {
   const saved: IndexPack[] = [];
-  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
+  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
   for (const b of blobs) {
     const enc = await encodeBlob(repo.key, b.type, b.plain, repo.version, 'auto');
     await pm.add(b.type, await hashID(b.plain), enc.sealed, enc.uncompressedLength);

@@ -7,7 +7,7 @@ import type { Backend, FileType } from '../backend/backend';
 import { Key } from '../crypto/keys';
 import { open, seal } from '../crypto/seal';
 import { hashID, isID, type ID } from '../id';
-import { decodeIndex, encodeIndex, type IndexPack } from '../index/index-file';
+import { decodeIndex, encodeIndex, type IndexPack, type SavedPack } from '../index/index-file';
 import { MasterIndex, type BlobLocation } from '../index/master-index';
 import type { BlobType } from '../pack/header';
 import { decodeBlob } from './blob-codec';
@@ -217,7 +217,7 @@ export class Repository {
   }
 
   /** Writes one index file listing `packs` (already stored) and adds them to the master index. */
-  async saveIndex(packs: readonly IndexPack[], signal?: AbortSignal): Promise<ID> {
+  async saveIndex(packs: readonly (IndexPack | SavedPack)[], signal?: AbortSignal): Promise<ID> {
     return this.saveJSON('index', encodeIndex(packs), signal);
   }
 

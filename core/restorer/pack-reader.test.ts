@@ -20,7 +20,7 @@ const plains = Array.from({ length: 12 }, (_, i) => seededBytes(40 + i, 100_000)
 /** One pack holding `blobs`, in order. */
 async function onePack(repo: Repository, blobs = plains): Promise<IndexPack> {
   const saved: IndexPack[] = [];
-  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
+  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
   for (const p of blobs) {
     const enc = await encodeBlob(repo.key, 'data', p, 2, 'off');
     await pm.add('data', sha(p), enc.sealed, enc.uncompressedLength);

@@ -341,7 +341,7 @@ describe('restorer', () => {
         `{"nodes":[{"name":"broken","type":"file",${T},"content":null},{"name":"fine.txt","type":"file",${T},"size":5,"content":["${await hashID(ok)}"]},{"name":"hollow","type":"dir",${T},"content":null}]}\n`,
       );
       const saved: IndexPack[] = [];
-      const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
+      const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
       for (const [type, plain] of [
         ['data', ok],
         ['tree', tree],

@@ -78,7 +78,7 @@ describe('rewrite', () => {
     const T = '"mtime":"2024-01-01T00:00:00Z","atime":"2024-01-01T00:00:00Z","ctime":"2024-01-01T00:00:00Z","uid":0,"gid":0';
     const tree = new TextEncoder().encode(`{"nodes":[{"name":"f","type":"file",${T},"content":[],"future_field":1}]}\n`);
     const saved: IndexPack[] = [];
-    const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
+    const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
     const enc = await encodeBlob(repo.key, 'tree', tree, 2, 'auto');
     const treeID = await hashID(tree);
     await pm.add('tree', treeID, enc.sealed, enc.uncompressedLength);

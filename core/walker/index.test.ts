@@ -18,7 +18,7 @@ const dir = (name: string, subtree: string): Node => ({ name, type: 'dir', mtime
 /** Stores tree blobs (raw bytes) in one pack and indexes them. */
 async function storeTrees(repo: Repository, trees: Uint8Array[]): Promise<string[]> {
   const saved: IndexPack[] = [];
-  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
+  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
   const ids: string[] = [];
   for (const t of trees) {
     const id = await hashID(t);

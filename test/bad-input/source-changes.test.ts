@@ -32,17 +32,14 @@ describe('source files that change during the backup', () => {
 
   it('reports them, keeps going, and records what was actually read', async () => {
     const repo = await openLocal(repoDir);
-    let mutated = false; // the progress scanner lists the directory too: mutate once
+    // Each change comes right after the entry's lstat: the walk takes a folder's metadata entry by entry.
     const faulty: SourceFS = {
       ...nodeSourceFS,
-      async readDir(entry, onError, signal) {
-        const entries = await nodeSourceFS.readDir(entry, onError, signal);
-        if (entry.path === src && !mutated) {
-          mutated = true;
-          await rm(join(src, 'vanishes.txt')); // listed and stat'ed, gone before it is read
-          await appendFile(join(src, 'grows.log'), 'more\n'.repeat(500)); // grows after stat
-        }
-        return entries;
+      async entryOf(entry, name) {
+        const e = await nodeSourceFS.entryOf!(entry, name);
+        if (name === 'vanishes.txt') await rm(join(src, 'vanishes.txt')); // stat'ed, gone before it is read
+        if (name === 'grows.log') await appendFile(join(src, 'grows.log'), 'more\n'.repeat(500)); // grows after stat
+        return e;
       },
     };
     const warnings: string[] = [];
@@ -76,24 +73,21 @@ describe('source files that change during the backup', () => {
     for (const name of ['stays.txt', 'becomes-fifo.txt', 'becomes-link.txt', 'becomes-dir.txt']) await writeFile(join(src2, name), `${name}\n`);
     await writeFile(join(src2, 'shrinks.log'), 'line\n'.repeat(1000));
     const repo = await openLocal(repoDir);
-    let mutated = false;
+    // Each change comes right after the entry's lstat.
+    const change: Record<string, (p: string) => Promise<unknown>> = {
+      'becomes-fifo.txt': async (p) => (await rm(p), execFileSync('mkfifo', [p])),
+      // No writer: a backup that waited on the FIFO for data would never return (the test's
+      // timeout fails it). Opening it without blocking to see its type, as restic does, is fine.
+      'becomes-link.txt': async (p) => (await rm(p), await symlink('/etc/hostname', p)),
+      'becomes-dir.txt': async (p) => (await rm(p), await mkdir(p)),
+      'shrinks.log': (p) => truncate(p, 100),
+    };
     const faulty: SourceFS = {
       ...nodeSourceFS,
-      async readDir(entry, onError, signal) {
-        const entries = await nodeSourceFS.readDir(entry, onError, signal);
-        if (entry.path === src2 && !mutated) {
-          mutated = true;
-          await rm(join(src2, 'becomes-fifo.txt'));
-          execFileSync('mkfifo', [join(src2, 'becomes-fifo.txt')]);
-          // No writer: a backup that waited on the FIFO for data would never return (the test's
-          // timeout fails it). Opening it without blocking to see its type, as restic does, is fine.
-          await rm(join(src2, 'becomes-link.txt'));
-          await symlink('/etc/hostname', join(src2, 'becomes-link.txt'));
-          await rm(join(src2, 'becomes-dir.txt'));
-          await mkdir(join(src2, 'becomes-dir.txt'));
-          await truncate(join(src2, 'shrinks.log'), 100);
-        }
-        return entries;
+      async entryOf(entry, name) {
+        const e = await nodeSourceFS.entryOf!(entry, name);
+        await change[name]?.(join(src2, name));
+        return e;
       },
     };
     const warnings: string[] = [];
@@ -116,5 +110,31 @@ describe('source files that change during the backup', () => {
       expect(await lookupPath(repo, result.snapshot.tree, [...comps, gone])).toBeUndefined();
     expect((await lookupPath(repo, result.snapshot.tree, [...comps, 'shrinks.log']))!.size).toBe(100);
     expect((await restic(['-r', repoDir, 'check', '--read-data'])).code).toBe(0);
+  });
+
+  it('an entry gone between the listing of names and its lstat is a warning, left out; the rest is saved', async () => {
+    const src3 = join(dir, 'src3');
+    await mkdir(src3);
+    for (const name of ['a.txt', 'gone.txt', 'z.txt']) await writeFile(join(src3, name), `${name}\n`);
+    const repo = await openLocal(repoDir);
+    const faulty: SourceFS = {
+      ...nodeSourceFS,
+      async readNames(entry, signal) {
+        const names = await nodeSourceFS.readNames!(entry, signal);
+        if (entry.path === src3) await rm(join(src3, 'gone.txt'));
+        return names;
+      },
+    };
+    const warnings: string[] = [];
+    const result = await backup(repo, faulty, inProcessPool({ saver: repo.backend, reader: nodeFileReader }), {
+      targets: [src3],
+      hostname: 'test',
+      onWarning: (w) => warnings.push(`${w.code} ${w.path}`),
+    });
+    expect(warnings).toEqual([`SOURCE_READ ${join(src3, 'gone.txt')}`]);
+    await repo.loadIndex();
+    const comps = src3.split('/').filter(Boolean);
+    expect(await lookupPath(repo, result.snapshot.tree, [...comps, 'gone.txt'])).toBeUndefined();
+    for (const kept of ['a.txt', 'z.txt']) expect(await lookupPath(repo, result.snapshot.tree, [...comps, kept])).toBeDefined();
   });
 });

@@ -20,7 +20,7 @@ const TIME = GoTime.parse('2020-09-13T12:26:40Z');
 /** Writes the tree below `nodes` and a snapshot of it; returns the snapshot's ID. */
 export async function writeHostileSnapshot(repo: Repository, nodes: HostileNode[], paths = ['/src']): Promise<ID> {
   const saved: IndexPack[] = [];
-  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push(p) });
+  const pm = new PackerManager({ key: repo.key, saver: repo.backend, onPackSaved: (p) => void saved.push({ id: p.id, blobs: p.entries.blobs() }) });
   const seen = new Set<string>();
   const put = async (type: 'data' | 'tree', plain: Uint8Array): Promise<ID> => {
     const id = await hashID(plain);

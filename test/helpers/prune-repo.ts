@@ -39,7 +39,7 @@ export async function putPack(repo: Repository, blobs: BlobSpec[], opts: { index
   }
   const f = await packer.finish(repo.key);
   await repo.backend.save({ type: 'data', name: f.id }, f.bytes);
-  const pack = { id: f.id, blobs: f.blobs };
+  const pack = { id: f.id, blobs: f.entries.blobs() };
   if (opts.index ?? true) await repo.saveIndex([pack]);
   return { pack, ids, size: f.bytes.length };
 }

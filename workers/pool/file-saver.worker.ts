@@ -47,7 +47,7 @@ async function start(init: SaverInit): Promise<void> {
     packSize: init.packSize,
     uploads: init.uploads,
     buffers: init.packBuffers,
-    onPackSaved: (pack, size) => post({ type: 'packSaved', pack, size }),
+    onPackSaved: (pack, size) => post({ type: 'packSaved', id: pack.id, header: pack.entries.trimmed(), size }),
   });
   handle = saverEndpoint({
     post,
