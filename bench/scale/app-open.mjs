@@ -118,7 +118,9 @@ async function searchAll(page, query = 'no-such-name-in-any-snapshot') {
   const t0 = Date.now();
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   await page.getByRole('status').filter({ hasText: 'Nothing named like' }).waitFor({ timeout: 600_000 });
-  return (Date.now() - t0) / 1000;
+  const s = (Date.now() - t0) / 1000;
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Snapshots' }).click(); // the warm open starts from the list
+  return s;
 }
 
 async function oneRun(app, loc, i) {
