@@ -12,7 +12,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { BENCH, ROOT } from './lib/config.mjs';
 import { canDropCaches, timed, waitForQuiet, dirBytes } from './lib/measure.mjs';
-import { warm, PASSWORD } from './lib/tools.mjs';
+import { cairnCommand, warm, PASSWORD } from './lib/tools.mjs';
 
 const SIZES = {
   '1m': { snapshots: 100 },
@@ -46,11 +46,10 @@ const restic = process.env.BENCH_RESTIC ?? '/usr/bin/restic';
 const cairn = path.join(cliCopy, 'cairn.mjs');
 const env = { ...process.env, RESTIC_PASSWORD: PASSWORD };
 
-const nodeTool = (dir) => ({
-  cmd: process.execPath,
-  pre: [path.join(dir, 'cairn.mjs')],
-  warm: [process.execPath, ...fs.readdirSync(dir).map((f) => path.join(dir, f))],
-});
+const nodeTool = (dir) => {
+  const [cmd, ...pre] = cairnCommand(path.join(dir, 'cairn.mjs'));
+  return { cmd, pre, warm: [process.execPath, ...fs.readdirSync(dir).map((f) => path.join(dir, f))] };
+};
 const base = process.env.BENCH_BIGREPO_BASE && path.resolve(process.env.BENCH_BIGREPO_BASE);
 const tools = {
   restic: { cmd: restic, pre: ['--no-cache'], warm: [restic] },

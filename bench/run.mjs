@@ -163,13 +163,15 @@ async function main() {
   fs.mkdirSync(cfg.scratch, { recursive: true });
   cleanups.push(async () => fs.rmSync(cfg.scratch, { recursive: true, force: true }));
   // Others rebuild dist/cli while working; run a private copy so one run measures one build.
+  // The copy keeps the package's layout (bin/cairn runs ../dist/cli/cairn.mjs; see cairnCommand).
   const cli = path.join(cfg.scratch, 'cairn-cli');
   fs.rmSync(cli, { recursive: true, force: true });
-  fs.cpSync(path.dirname(cfg.cairn), cli, { recursive: true });
-  cfg.cairn = path.join(cli, 'cairn.mjs');
+  fs.cpSync(path.dirname(cfg.cairn), path.join(cli, 'dist/cli'), { recursive: true });
+  fs.cpSync(path.join(ROOT, 'bin'), path.join(cli, 'bin'), { recursive: true });
+  cfg.cairn = path.join(cli, 'dist/cli/cairn.mjs');
   result.machine.cairnBundleSha256 = createHash('sha256')
     .update(fs.readFileSync(cfg.cairn))
-    .update(fs.readFileSync(path.join(cli, 'file-saver-worker.mjs')))
+    .update(fs.readFileSync(path.join(cli, 'dist/cli/file-saver-worker.mjs')))
     .digest('hex')
     .slice(0, 16);
   if (needDatasets) checkDisk();

@@ -1,5 +1,5 @@
 // Bundles the Node CLI and its worker threads with esbuild, in two variants:
-//   dist/cli       the shipped CLI (bin/cairn.mjs runs it): `__CAIRN_KDF_FOR_TESTS__` is null,
+//   dist/cli       the shipped CLI (bin/cairn runs it): `__CAIRN_KDF_FOR_TESTS__` is null,
 //                  so it reads no test-only setting (no CAIRN_TEST_KDF)
 //   dist/cli-test  the same with `__CAIRN_KDF_FOR_TESTS__` the tests' parameters
 //                  (test/helpers/test-kdf.json): what the tests run (test/helpers/cli.ts

@@ -1,4 +1,4 @@
-// What ships carries no test knob: the CLI bundle (dist/cli, what bin/cairn.mjs runs) reads no
+// What ships carries no test knob: the CLI bundle (dist/cli, what bin/cairn runs) reads no
 // CAIRN_TEST_* variable, and the app's production build has neither the engine's tuning method
 // (workers/api.ts TuningApi) nor the e2e folder-picker hook. Both are built here from the
 // current sources, into a temporary folder, exactly as `npm run build:cli` / `vite build` do.

@@ -1,4 +1,4 @@
-// The shipped CLI (bin/cairn.mjs running dist/cli, built without test hooks) does the everyday
+// The shipped CLI (bin/cairn running dist/cli, built without test hooks) does the everyday
 // round trip with restic 0.14 as the judge: init, backup, snapshots, restore, check, forget
 // --prune; restic checks and restores what it wrote, and it reads a repository restic wrote.
 // The other interop tests run the test bundle (dist/cli-test); this is the build users get.
@@ -8,12 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { diffTrees, jsonMessage, ok, removeDir, restic, ROOT, run, tempDir, type RunOptions } from './helpers/cli';
 import { seededBytes } from './helpers/seeded';
 import { TEST_KDF } from './helpers/test-kdf';
 
 /** What `npm install` users run; TEST_ENV's CAIRN_TEST_KDF=1 is set and must be ignored. */
-const shipped = (args: string[], opts?: RunOptions) => run(process.execPath, [join(ROOT, 'bin/cairn.mjs'), ...args], opts);
+const shipped = (args: string[], opts?: RunOptions) => run(join(ROOT, 'bin/cairn'), args, opts);
 
 interface Snapshot {
   id: string;
@@ -99,5 +100,34 @@ describe('the shipped CLI reads what restic wrote', { timeout: 300_000 }, () => 
     const target = join(dir, 'restore');
     await ok(shipped(['-r', repo, 'restore', id, '--target', target]));
     expect(await diffTrees(src, join(target, src))).toEqual([]);
+  });
+});
+
+/** What node itself saw when bin/cairn started it: its pid and glibc's mmap threshold variable. */
+async function startedNode(env: Record<string, string>): Promise<{ spawned: number; pid: number; threshold: string | null }> {
+  const dir = await tempDir('shipped-cli-env');
+  const probe = join(dir, 'probe.cjs');
+  await writeFile(probe, 'console.log(JSON.stringify({ pid: process.pid, threshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null }));\n');
+  try {
+    const p = spawn(join(ROOT, 'bin/cairn'), ['version'], { env: { ...process.env, ...env, NODE_OPTIONS: `--require ${probe}` } });
+    let out = '';
+    p.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    await new Promise((resolve, reject) => p.on('close', resolve).on('error', reject));
+    return { spawned: p.pid!, ...(JSON.parse(out.split('\n')[0]!) as { pid: number; threshold: string | null }) };
+  } finally {
+    await removeDir(dir);
+  }
+}
+
+describe('bin/cairn', () => {
+  it('is node itself (exec), started with glibc\'s mmap threshold fixed at 128 KiB', async () => {
+    const { MALLOC_MMAP_THRESHOLD_: _, ...env } = process.env as Record<string, string>;
+    const seen = await startedNode(env);
+    expect(seen.pid).toBe(seen.spawned);
+    expect(seen.threshold).toBe('131072');
+  });
+
+  it('keeps a threshold the user set', async () => {
+    expect((await startedNode({ MALLOC_MMAP_THRESHOLD_: '65536' })).threshold).toBe('65536');
   });
 });

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ensureScaleTree } from './scale-gen.mjs';
 import { dirBytes, timed, waitForQuiet } from './measure.mjs';
-import { HOST, PASSWORD, warm } from './tools.mjs';
+import { cairnCommand, HOST, PASSWORD, warm } from './tools.mjs';
 
 export const SCALE_PHASES = ['backup', 'unchanged', 'ls', 'restore'];
 const BORG = process.env.BENCH_BORG && process.env.BENCH_BORG !== '0' ? process.env.BENCH_BORG : '/usr/bin/borg';
@@ -88,7 +88,7 @@ export function scaleTools(cfg) {
   const tools = [];
   const notes = [];
   if (cfg.tools.includes('restic')) tools.push(cliTool('restic', [cfg.restic], [cfg.restic]));
-  if (cfg.tools.includes('cairn')) tools.push(cliTool('cairn', [process.execPath, cfg.cairn], [process.execPath, cfg.cairn]));
+  if (cfg.tools.includes('cairn')) tools.push(cliTool('cairn', cairnCommand(cfg.cairn), [process.execPath, cfg.cairn]));
   // Another cairn build to compare against (e.g. before a change): BENCH_CAIRN_BEFORE=<its cairn.mjs>.
   const before = process.env.BENCH_CAIRN_BEFORE;
   if (before) tools.push(cliTool('cairn-before', [process.execPath, before], [process.execPath, before]));

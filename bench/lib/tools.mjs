@@ -37,6 +37,16 @@ function baseEnv(extra) {
   return { ...process.env, RESTIC_PASSWORD: PASSWORD, ...extra };
 }
 
+/**
+ * How to run a cairn bundle: as users do, through the package's bin/cairn next to it
+ * (<pkg>/dist/cli/cairn.mjs with <pkg>/bin/cairn: it starts node with glibc's mmap threshold
+ * fixed, see there); a bundle without one (an older build, BENCH_CAIRN_BEFORE) on node.
+ */
+export function cairnCommand(bundle) {
+  const launcher = path.resolve(path.dirname(bundle), '../../bin/cairn');
+  return path.basename(path.dirname(bundle)) === 'cli' && fs.existsSync(launcher) ? [launcher] : [process.execPath, bundle];
+}
+
 class CliTool {
   constructor(name, cfg, s3env) {
     this.name = name;
@@ -135,7 +145,8 @@ export class CairnNode extends CliTool {
     return { ...super.env(repo), ...(process.env.BENCH_CAIRN_TEST_KDF === '1' ? { CAIRN_TEST_KDF: '1' } : {}) };
   }
   command() {
-    return [process.execPath, [this.cfg.cairn]];
+    const [cmd, ...pre] = cairnCommand(this.cfg.cairn);
+    return [cmd, pre];
   }
   /** The CLI has no ZIP download (its `dump --archive zip` is not what the zip phase times). */
   supportsPhase(phase) {
