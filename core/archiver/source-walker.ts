@@ -108,7 +108,7 @@ export class SourceWalker {
     // Names are lstat'ed synchronously one after the other: other work gets a turn now and then.
     if (i % RESOLVE_BATCH === RESOLVE_BATCH - 1) await new Promise<void>((r) => macrotask(r));
     try {
-      return await d.source.entryOf!(dir!, c);
+      return await d.source.entryOf!(dir!, c, d.signal);
     } catch (e) {
       if (!(e instanceof CairnError && e.code === 'SOURCE_READ')) throw e;
       d.warn(typeof e.detail['path'] === 'string' ? e.detail['path'] : c, e);

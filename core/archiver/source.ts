@@ -51,7 +51,7 @@ export interface SourceFS {
    */
   readNames?(dir: SourceEntry, signal?: AbortSignal): Promise<string[]>;
   /** The entry `name` of the directory `dir` (lstat); a SOURCE_READ error if it cannot be read (vanished, no permission). */
-  entryOf?(dir: SourceEntry, name: string): SourceEntry | Promise<SourceEntry>;
+  entryOf?(dir: SourceEntry, name: string, signal?: AbortSignal): SourceEntry | Promise<SourceEntry>;
   /** Splits a target into the path components restic records ("/home/u" → ["home","u"]). */
   components(path: string): string[];
   /** Joins components back into a path this SourceFS can stat. */

@@ -15,7 +15,7 @@ import { inProcessPool } from '../../core/archiver/pool';
 import { lookupPath } from '../../core/walker';
 import { fileContent } from '../../core/restorer/lookahead';
 import { zipTree } from '../../core/restorer/zip-tree';
-import { fileListSource, fileListSourceOf, knownMetadata, relativeComponents } from './file-list-source';
+import { fileListSource, fileListSourceOf, knownMetadata, relativeComponents, type ListMetadata } from './file-list-source';
 import { withFileName } from '../client/relative-path';
 import { browserFileReader } from './file-reader';
 import { excludeMatcher } from '../engine/excludes';
@@ -126,6 +126,48 @@ describe('webkitdirectory source', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("saves a folder's first files while the sizes and times of its last ones are still coming", async () => {
+    // A served list's metadata arrives in the walk's order, a file at a time, only when the
+    // test lets it; the walk must not wait for the whole folder before it starts saving.
+    const names = ['c.txt', 'a.txt', 'sub/z.txt', 'b.txt', 'sub/y.txt', 'd.txt'];
+    const files = names.map((n, i) => new File([`file ${i}`], n.split('/').pop()!, { lastModified: T0 }));
+    let order: number[] = [];
+    let known = 0;
+    const waiting: (() => void)[] = [];
+    const meta: ListMetadata = {
+      start: (o) => void (order = [...o]),
+      until: (pos) => (pos < known ? Promise.resolve() : new Promise<void>((r) => waiting.push(() => pos < known && r()))),
+      size: (i) => files[i]!.size,
+      lastModified: (i) => files[i]!.lastModified,
+    };
+    const release = () => {
+      known++;
+      waiting.splice(0).forEach((w) => w());
+    };
+    const source = fileListSourceOf(
+      names.map((n) => `Top/${n}`),
+      meta,
+      (i) => files[i]!,
+    );
+    // Asked for in the walk's order: a folder's files sorted by name, then its subfolders'.
+    expect(order.map((i) => names[i])).toEqual(['a.txt', 'b.txt', 'c.txt', 'd.txt', 'sub/y.txt', 'sub/z.txt']);
+
+    const read: string[] = [];
+    const reader: typeof browserFileReader = { ...browserFileReader, open: (ref, ...rest) => (read.push((ref as File).name), browserFileReader.open(ref, ...rest)) };
+    const be = new MemoryBackend();
+    const repo = await Repository.init(be, 'pw', { owner: { username: 'u', hostname: 'h' }, kdf: TEST_KDF });
+    const done = backup(repo, source, inProcessPool({ saver: be, reader }), { targets: [source.target], hostname: 'browser-test' });
+    for (let i = 0; i < 2; i++) {
+      release();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(read).toEqual(['a.txt', 'b.txt']); // the first two, with four still unknown
+    while (known < names.length) release();
+    const r = await done;
+    expect(r.filesRead).toBe(6);
+    expect(read.sort()).toEqual(['a.txt', 'b.txt', 'c.txt', 'd.txt', 'y.txt', 'z.txt']);
   });
 
   it('leaves out what the exclude patterns match', async () => {

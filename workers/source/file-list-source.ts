@@ -8,6 +8,7 @@ import { CairnError } from '../../core/errors';
 import type { FileRef, SourceEntry, SourceFS } from '../../core/archiver/source';
 import { dirEntry, fileEntry, pathOps } from './metadata';
 import { withFileName } from '../client/relative-path';
+import { sortByName } from '../../core/data/tree';
 
 interface Dir {
   entry: SourceEntry;
@@ -111,8 +112,10 @@ export function fileListSourceOf(
   });
   const target = pathOps.join([rootName!]);
 
-  // The walk order: the archiver lists a directory, then walks its subdirectories depth-first
-  // in the order listed (core/archiver/archiver.ts), so its files' metadata are asked in turn.
+  // The order the metadata are asked in: a folder's files sorted by name (the order the walk
+  // takes them in, restic's), then its subfolders' depth-first. The walk finds each file's
+  // metadata soon after it asks; a folder listed whole (readDir, the scan) waits only for its
+  // own files.
   const order = new Uint32Array(relativePaths.length);
   const position = new Uint32Array(relativePaths.length);
   let n = 0;
@@ -120,7 +123,7 @@ export function fileListSourceOf(
   while (stack.length > 0) {
     const d = stack.pop()!;
     const subdirs: Dir[] = [];
-    for (const c of d.children.values()) {
+    for (const [, c] of sortByName([...d.children], ([name]) => ({ name }))) {
       if (typeof c === 'number') {
         position[c] = n;
         d.last = n;
@@ -147,6 +150,19 @@ export function fileListSourceOf(
         return fileAt(abs, comps[comps.length - 1]!, i);
       }
       throw new CairnError('SOURCE_READ', `${abs}: not in the picked folder`, { detail: { path: abs } });
+    },
+    // Names at once and each file's entry once its metadata came: the walk saves a folder's
+    // first files while the page still reads the sizes and times of its last ones.
+    async readNames(dir) {
+      return [...(dirs.get(dir.path)?.children.keys() ?? [])];
+    },
+    async entryOf(dir, name, signal) {
+      const path = `${dir.path}/${name}`;
+      const c = dirs.get(dir.path)?.children.get(name);
+      if (c === undefined) throw new CairnError('SOURCE_READ', `${path}: not in the picked folder`, { detail: { path } });
+      if (typeof c !== 'number') return c;
+      await meta.until(position[c]!, signal);
+      return fileAt(path, name, c);
     },
     async readDir(dir, _onError, signal) {
       const d = dirs.get(dir.path);

@@ -17,8 +17,7 @@ export interface PreviousFolder {
 /** Looks a folder up in the parent snapshot by its source path ("/Documents/sub"). */
 export type PreviousFolders = (path: string, signal?: AbortSignal) => Promise<PreviousFolder | undefined>;
 
-function sameNames(listed: readonly SourceEntry[], previous: readonly string[], excluded?: (path: string) => boolean): boolean {
-  const names = listed.filter((e) => !excluded?.(e.path)).map((e) => e.node.name);
+function sameNames(names: readonly string[], previous: readonly string[]): boolean {
   if (names.length !== previous.length) return false;
   const set = new Set(previous);
   return names.every((n) => set.has(n));
@@ -26,20 +25,41 @@ function sameNames(listed: readonly SourceEntry[], previous: readonly string[], 
 
 /**
  * `source` with each listed folder's time set as described above, before the archiver stores
- * the folder's node (it reads the node after listing it). Folders of the parent that carry
- * the Unix epoch (older Cairn versions stored that) count as having no time.
+ * the folder's node (it reads the node after listing it), whether the folder is listed whole
+ * (readDir) or by names (readNames). Folders of the parent that carry the Unix epoch (older
+ * Cairn versions stored that) count as having no time.
  */
 export function withFolderTimes<S extends SourceFS>(source: S, now: GoTime, previous: PreviousFolders | undefined, excluded?: (path: string) => boolean): S {
+  const lookup = (dir: SourceEntry, signal?: AbortSignal) => previous?.(dir.path, signal).catch(() => undefined);
+  const setTime = (dir: SourceEntry, listed: readonly { name: string; path: string }[], prev: PreviousFolder | undefined) => {
+    const names = listed.filter((e) => !excluded?.(e.path)).map((e) => e.name);
+    const t = prev && prev.mtime.unixMillis() !== 0 && sameNames(names, prev.names) ? prev.mtime : now;
+    dir.node.mtime = t;
+    dir.node.atime = t;
+    dir.node.ctime = t;
+  };
+  const { readNames } = source;
   return {
     ...source,
     async readDir(dir, onError, signal) {
-      const [children, prev] = await Promise.all([source.readDir(dir, onError, signal), previous?.(dir.path, signal).catch(() => undefined)]);
-      const keep = prev && prev.mtime.unixMillis() !== 0 && sameNames(children, prev.names, excluded);
-      const t = keep ? prev.mtime : now;
-      dir.node.mtime = t;
-      dir.node.atime = t;
-      dir.node.ctime = t;
+      const [children, prev] = await Promise.all([source.readDir(dir, onError, signal), lookup(dir, signal)]);
+      setTime(
+        dir,
+        children.map((e) => ({ name: e.node.name, path: e.path })),
+        prev,
+      );
       return children;
     },
+    ...(readNames && {
+      async readNames(dir: SourceEntry, signal?: AbortSignal) {
+        const [names, prev] = await Promise.all([readNames.call(source, dir, signal), lookup(dir, signal)]);
+        setTime(
+          dir,
+          names.map((name) => ({ name, path: `${dir.path}/${name}` })),
+          prev,
+        );
+        return names;
+      },
+    }),
   };
 }

@@ -32,5 +32,12 @@ export function multiSource(sources: readonly (SourceFS & { target: string })[])
     ...pathOps,
     stat: (path, signal) => of(pathOps.absolute(path)).stat(path, signal),
     readDir: (dir, onError, signal) => of(dir.path).readDir(dir, onError, signal),
+    // Names and entries one by one only where every folder's source gives them.
+    ...(sources.every((s) => s.readNames && s.entryOf)
+      ? {
+          readNames: (dir, signal) => of(dir.path).readNames!(dir, signal),
+          entryOf: (dir, name, signal) => of(dir.path).entryOf!(dir, name, signal),
+        }
+      : {}),
   };
 }
