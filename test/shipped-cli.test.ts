@@ -120,7 +120,7 @@ async function startedNode(env: Record<string, string>): Promise<{ spawned: numb
 }
 
 describe('bin/cairn', () => {
-  it('is node itself (exec), started with glibc\'s mmap threshold fixed at 128 KiB', async () => {
+  it("is node itself (exec), started with glibc's mmap threshold fixed at 128 KiB", async () => {
     const { MALLOC_MMAP_THRESHOLD_: _, ...env } = process.env as Record<string, string>;
     const seen = await startedNode(env);
     expect(seen.pid).toBe(seen.spawned);

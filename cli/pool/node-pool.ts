@@ -55,7 +55,10 @@ export function nodeThreadPool(opts: NodePoolOptions): PoolFactory {
       journal: opts.journal,
     };
     const { url, execArgv } = workerEntry();
-    const workers = Array.from({ length: count }, () => new Worker(fileURLToPath(url), { workerData: init, execArgv, resourceLimits: { maxYoungGenerationSizeMb: SAVER_YOUNG_GENERATION_MB } }));
+    const workers = Array.from(
+      { length: count },
+      () => new Worker(fileURLToPath(url), { workerData: init, execArgv, resourceLimits: { maxYoungGenerationSizeMb: SAVER_YOUNG_GENERATION_MB } }),
+    );
     try {
       await Promise.all(
         workers.map(

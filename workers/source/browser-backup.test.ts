@@ -155,7 +155,10 @@ describe('webkitdirectory source', () => {
     expect(order.map((i) => names[i])).toEqual(['a.txt', 'b.txt', 'c.txt', 'd.txt', 'sub/y.txt', 'sub/z.txt']);
 
     const read: string[] = [];
-    const reader: typeof browserFileReader = { ...browserFileReader, open: (ref, ...rest) => (read.push((ref as File).name), browserFileReader.open(ref, ...rest)) };
+    const reader: typeof browserFileReader = {
+      ...browserFileReader,
+      open: (ref, ...rest) => (read.push((ref as File).name), browserFileReader.open(ref, ...rest)),
+    };
     const be = new MemoryBackend();
     const repo = await Repository.init(be, 'pw', { owner: { username: 'u', hostname: 'h' }, kdf: TEST_KDF });
     const done = backup(repo, source, inProcessPool({ saver: be, reader }), { targets: [source.target], hostname: 'browser-test' });

@@ -1,14 +1,16 @@
 // When does a CLI command's memory peak, and in which thread? Preload into the command (it is
 // inherited by every worker thread through execArgv):
 //
-//   MEM_TIMELINE=/tmp/mem node -r ./bench/probes/node-memory-timeline.cjs dist-cli/cairn.mjs backup …
+//   MEM_TIMELINE=/tmp/mem node --import ./bench/probes/node-memory-timeline.mjs dist/cli/cairn.mjs backup …
+//   MEM_TIMELINE=/tmp/mem NODE_OPTIONS="--import $PWD/bench/probes/node-memory-timeline.mjs" bin/cairn backup …
 //
 // Each thread appends "ms rss heapUsed external arrayBuffers" (MiB; rss is the whole process's)
 // every MEM_TIMELINE_MS (default 100) to <MEM_TIMELINE>.<pid>.<threadId>; summarise with
-//   node bench/probes/node-memory-timeline.cjs <MEM_TIMELINE>   (the peak rss line of each thread)
-'use strict';
-const fs = require('node:fs');
-const { threadId } = require('node:worker_threads');
+//   node bench/probes/node-memory-timeline.mjs <MEM_TIMELINE>   (the peaks of each thread)
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { threadId } from 'node:worker_threads';
 
 const MiB = 1 << 20;
 
@@ -27,10 +29,17 @@ function start(prefix) {
 }
 
 function summarise(prefix) {
-  const dir = require('node:path').dirname(prefix);
-  const base = require('node:path').basename(prefix);
-  for (const name of fs.readdirSync(dir).filter((n) => n.startsWith(base + '.')).sort()) {
-    const rows = fs.readFileSync(`${dir}/${name}`, 'utf8').trim().split('\n').map((l) => l.split(' ').map(Number));
+  const dir = path.dirname(prefix);
+  const base = path.basename(prefix);
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((n) => n.startsWith(base + '.'))
+    .sort()) {
+    const rows = fs
+      .readFileSync(`${dir}/${name}`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').map(Number));
     const peak = (i) => rows.reduce((a, r) => (r[i] > a[i] ? r : a), rows[0]);
     const [t, rss] = peak(1);
     const [th, , heap] = peak(2);
@@ -39,5 +48,5 @@ function summarise(prefix) {
   }
 }
 
-if (require.main === module) summarise(process.argv[2]);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) summarise(process.argv[2]);
 else if (process.env.MEM_TIMELINE) start(process.env.MEM_TIMELINE);
