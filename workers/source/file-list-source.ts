@@ -112,32 +112,13 @@ export function fileListSourceOf(
   });
   const target = pathOps.join([rootName!]);
 
-  // The order the metadata are asked in: a folder's files sorted by name (the order the walk
-  // takes them in, restic's), then its subfolders' depth-first. The walk finds each file's
-  // metadata soon after it asks; a folder listed whole (readDir, the scan) waits only for its
-  // own files.
-  const order = new Uint32Array(relativePaths.length);
-  const position = new Uint32Array(relativePaths.length);
-  let n = 0;
-  const stack = [dirs.get(target)!];
-  while (stack.length > 0) {
-    const d = stack.pop()!;
-    const subdirs: Dir[] = [];
-    for (const [, c] of sortByName([...d.children], ([name]) => ({ name }))) {
-      if (typeof c === 'number') {
-        position[c] = n;
-        d.last = n;
-        order[n++] = c;
-      } else subdirs.push(dirs.get(c.path)!);
-    }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
-  }
-  meta.start(order.subarray(0, n));
+  const { order, position } = walkOrder(dirs, target, relativePaths.length);
+  meta.start(order);
 
   const fileAt = (path: string, name: string, i: number) => fileEntry(path, name, meta.size(i), meta.lastModified(i), refOf(i));
   return {
     target,
-    files: n,
+    files: order.length,
     ...pathOps,
     async stat(path, signal) {
       const abs = pathOps.absolute(path);
@@ -172,4 +153,30 @@ export function fileListSourceOf(
       return [...d.children].map(([name, c]) => (typeof c === 'number' ? fileAt(`${d.entry.path}/${name}`, name, c) : c));
     },
   };
+}
+
+/**
+ * The order the metadata are asked in: a folder's files sorted by name (the order the walk
+ * takes them in, restic's), then its subfolders' depth-first. The walk finds each file's
+ * metadata soon after it asks; a folder listed whole (readDir, the scan) waits only for its
+ * own files. Sets each folder's `last`; `position[i]` is file i's place in `order`.
+ */
+function walkOrder(dirs: Map<string, Dir>, target: string, count: number): { order: Uint32Array; position: Uint32Array } {
+  const order = new Uint32Array(count);
+  const position = new Uint32Array(count);
+  let n = 0;
+  const stack = [dirs.get(target)!];
+  while (stack.length > 0) {
+    const d = stack.pop()!;
+    const subdirs: Dir[] = [];
+    for (const [, c] of sortByName([...d.children], ([name]) => ({ name }))) {
+      if (typeof c === 'number') {
+        position[c] = n;
+        d.last = n;
+        order[n++] = c;
+      } else subdirs.push(dirs.get(c.path)!);
+    }
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+  }
+  return { order: order.subarray(0, n), position };
 }
