@@ -42,7 +42,7 @@ async function readAll(repo: Repository, packID: string, blobs: PackBlob[], opts
 }
 
 const file = (name: string): PlannedFile => ({ path: [name], node: {} as never, remaining: 1, keep: false });
-const packBlobs = (pack: IndexPack) => pack.blobs.map((b) => ({ loc: { ...b, packID: pack.id }, uses: [{ file: file(b.id), offset: 0 }] }));
+const packBlobs = (pack: IndexPack) => pack.blobs.map((b) => ({ loc: { ...b, packID: pack.id }, file: file(b.id), offset: 0 }));
 
 async function replace(backend: Backend, packID: string, edit: (b: Uint8Array) => Uint8Array) {
   const h = { type: 'data' as const, name: packID };

@@ -212,7 +212,8 @@ export class PackReader {
         if (isAbort(e)) throw e;
       }
     }
-    for (const use of b.uses) await deliver(use, got, writes);
+    await deliver(b, got, writes);
+    for (const use of b.more ?? []) await deliver(use, got, writes);
   }
 
   /**

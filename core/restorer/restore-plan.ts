@@ -33,9 +33,14 @@ export interface Use {
   offset: number;
 }
 
-export interface PackBlob {
+/**
+ * A blob to restore and where it goes: its first use inline (most blobs have one), any others
+ * in `more`. A restore of a million small files holds one per blob until it ends, so no
+ * object or array is made per blob that one use does not need.
+ */
+export interface PackBlob extends Use {
   loc: BlobLocation;
-  uses: Use[];
+  more?: Use[];
 }
 
 export interface RestorePlan {
@@ -193,9 +198,10 @@ export class RestorePlanner {
       else {
         let pack = this.plan.packs.get(loc.packID);
         if (!pack) this.plan.packs.set(loc.packID, (pack = new Map()));
-        let b = pack.get(loc.id);
-        if (!b) pack.set(loc.id, (b = { loc, uses: [] }));
-        b.uses.push({ file: f, offset });
+        const b = pack.get(loc.id);
+        if (!b) pack.set(loc.id, { loc, file: f, offset });
+        else if (b.more) b.more.push({ file: f, offset });
+        else b.more = [{ file: f, offset }];
         f.remaining++;
       }
       offset += length;

@@ -54,6 +54,17 @@ export function parseTree(bytes: Uint8Array, id: ID): Tree {
   }
 }
 
+/**
+ * `dir` and `name` in an array of exactly that length (a spread leaves room to grow, and a
+ * restore keeps every file's path until it ends).
+ */
+function childPath(dir: string[], name: string): string[] {
+  const path = new Array<string>(dir.length + 1);
+  for (let i = 0; i < dir.length; i++) path[i] = dir[i]!;
+  path[dir.length] = name;
+  return path;
+}
+
 export async function* walk(repo: Repository, treeID: ID, opts: WalkOptions = {}, prefix: string[] = []): AsyncGenerator<WalkItem> {
   // One generator with a stack of open directories, not one generator per directory: each
   // item of a nested `yield*` passes through every level above it (a few promise turns each),
@@ -75,7 +86,7 @@ export async function* walk(repo: Repository, treeID: ID, opts: WalkOptions = {}
       continue;
     }
     const node = dir.nodes[dir.at++]!;
-    const item = { path: [...dir.path, node.name], node };
+    const item = { path: childPath(dir.path, node.name), node };
     yield item;
     if (node.type === 'dir' && node.subtree && (opts.enter?.(item) ?? true)) await enter(node.subtree, item.path);
   }
