@@ -17,6 +17,7 @@ import { finishWriter, type FileWriter, type RestoreTarget } from './target';
 
 export interface PlannedFile {
   path: string[];
+  /** What writing and finishing it needs of its node (see keptNode). */
   node: Node;
   /** Blob writes still to come. */
   remaining: number;
@@ -65,10 +66,39 @@ export interface PlanOptions {
   dryRun: boolean;
   /** Record every folder's names in the snapshot (for --delete). */
   names: boolean;
+  /** Keep each file's content list (to read what was written back against it, --verify). */
+  keepContent?: boolean;
   signal?: AbortSignal;
 }
 
 const isAbort = (e: unknown) => e instanceof CairnError && e.code === 'ABORTED';
+
+/**
+ * The part of a file's node a restore keeps until it ends (one per file): what a target
+ * applies (type, mode, times, owner, attributes) and its size, without what only identified
+ * it where it was backed up (inode, device, links) and, unless asked, its content list (its
+ * blobs are planned by then). Every kept node has the same fields, so they share one shape.
+ */
+function keptNode(node: Node, content: boolean): Node {
+  const kept: Node = {
+    name: node.name,
+    type: node.type,
+    mode: node.mode,
+    mtime: node.mtime,
+    atime: node.atime,
+    ctime: node.ctime,
+    uid: node.uid,
+    gid: node.gid,
+    user: node.user,
+    group: node.group,
+    size: node.size,
+    content: content ? node.content : null,
+  };
+  if (node.rawName) kept.rawName = node.rawName;
+  if (node.extendedAttributes) kept.extendedAttributes = node.extendedAttributes;
+  if (node.genericAttributes) kept.genericAttributes = node.genericAttributes;
+  return kept;
+}
 const NEW_FILE: FileDecision = Object.freeze({ kind: 'restore' });
 
 export class RestorePlanner {
@@ -170,7 +200,7 @@ export class RestorePlanner {
     progress.total.files++;
     progress.total.bytes += size;
     this.report.planned();
-    const f: PlannedFile = { path, node, remaining: 0, keep: decision.existing !== undefined };
+    const f: PlannedFile = { path, node: keptNode(node, this.opts.keepContent ?? false), remaining: 0, keep: decision.existing !== undefined };
     if (this.opts.dryRun) {
       progress.done.files++;
       progress.done.bytes += size;

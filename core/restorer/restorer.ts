@@ -64,7 +64,7 @@ export async function restore(repo: Repository, treeID: ID, target: RestoreTarge
   await repo.loadIndex({ signal });
   const select = selector(opts);
   const dryRun = opts.dryRun ?? false;
-  const planOpts = { select, overwrite: opts.overwrite ?? 'always', dryRun, names: opts.delete ?? false, signal };
+  const planOpts = { select, overwrite: opts.overwrite ?? 'always', dryRun, names: opts.delete ?? false, keepContent: opts.verify ?? false, signal };
   const plan = await new RestorePlanner(repo, target, planOpts, report).run(treeID);
   await writeFiles(repo, plan, target, report, opts);
   await deleteUnexpected(plan, target, report, { enabled: opts.delete ?? false, select, dryRun, signal });
