@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BlobLocation } from '../index/master-index';
-import { DECODE_GROUP_BYTES, decodeGroups, decodeInPlace, intact, overlapping, rangeOf } from './pack-groups';
+import { DECODE_GROUP_BLOBS, DECODE_GROUP_BYTES, decodeGroups, decodeInPlace, intact, overlapping, rangeOf } from './pack-groups';
 
 const blob = (offset: number, length: number, uncompressedLength = 0) => ({
   loc: { type: 'data', id: `b${offset}`, packID: 'p', offset, length, uncompressedLength } as BlobLocation,
@@ -22,6 +22,14 @@ describe('pack groups', () => {
     ];
     expect(decodeGroups(list).map((g) => g.map((b) => b.loc.offset))).toEqual([[0, mib + 32], [3 * mib + 64], [5 * mib + 96], [14 * mib + 128]]);
     for (const g of decodeGroups(list)) if (g.length > 1) expect(g.reduce((n, b) => n + b.loc.length - 32, 0)).toBeLessThanOrEqual(DECODE_GROUP_BYTES);
+  });
+
+  it('decodeGroups cuts runs of tiny blobs at DECODE_GROUP_BLOBS, every blob once and in order', () => {
+    const n = 2 * DECODE_GROUP_BLOBS + 10;
+    const list = Array.from({ length: n }, (_, i) => blob(i * 42, 42)); // 10-byte files: 4 MiB of plaintext is 400 000 of them
+    const groups = decodeGroups(list);
+    expect(groups.map((g) => g.length)).toEqual([DECODE_GROUP_BLOBS, DECODE_GROUP_BLOBS, 10]);
+    expect(groups.flat()).toEqual(list);
   });
 
   it('decodes in place only packs mostly of big stored blobs', () => {

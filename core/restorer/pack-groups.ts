@@ -7,6 +7,13 @@ import { plainLength } from '../repository/blob-codec';
 /** Plaintext one decode request of restore's carries at most (a larger blob goes alone). */
 export const DECODE_GROUP_BYTES = 4 << 20;
 
+/**
+ * Blobs one decode request carries at most: each comes back as an object of its own on both
+ * threads, so a group of tiny blobs (4 MiB of 10-byte files) would make hundreds of thousands
+ * at once.
+ */
+export const DECODE_GROUP_BLOBS = 4096;
+
 /** A stored blob this big on average is worth decoding in place rather than copying out. */
 const IN_PLACE_BLOB = 64 << 10;
 
@@ -18,14 +25,14 @@ export function rangeOf(list: readonly Located[]): { start: number; end: number 
   return { start, end: list.reduce((m, b) => Math.max(m, b.loc.offset + b.loc.length), 0) };
 }
 
-/** Splits a pack's blobs (in pack order) into runs of at most DECODE_GROUP_BYTES of plaintext. */
-export function decodeGroups<T extends Located>(list: readonly T[]): T[][] {
+/** Splits a pack's blobs (in pack order) into runs of at most DECODE_GROUP_BYTES of plaintext and `maxBlobs` blobs. */
+export function decodeGroups<T extends Located>(list: readonly T[], maxBlobs = DECODE_GROUP_BLOBS): T[][] {
   const groups: T[][] = [];
   let cur: T[] = [];
   let n = 0;
   for (const b of list) {
     const plain = plainLength(b.loc.length, b.loc.uncompressedLength);
-    if (cur.length && n + plain > DECODE_GROUP_BYTES) {
+    if (cur.length && (n + plain > DECODE_GROUP_BYTES || cur.length >= maxBlobs)) {
       groups.push(cur);
       cur = [];
       n = 0;

@@ -89,7 +89,9 @@ export class PackReader {
     if (this.opts.readGroups && elsewhere && !inPlace) {
       // Each group read, decoded (into a buffer of its own) and its buffer free again before
       // the next is read; the next group is read and decoded while this one is written.
-      const groups = decodeGroups(list);
+      // (Cut by bytes alone: each group is a request of its own here, and a request costs a
+      // round trip where tiny blobs cost only objects.)
+      const groups = decodeGroups(list, Infinity);
       return this.#pipeline(groups, (k) => this.#readGroup(packID, groups[k]!), deliver, writes);
     }
     let held: Uint8Array | undefined;
