@@ -126,4 +126,21 @@ describe('PackReader', () => {
     const honest = got.get(sha(plains[2]!))!;
     expect('plain' in honest && sha(honest.plain)).toBe(sha(plains[2]!));
   });
+
+  it('gives the event loop a turn while it hands blobs to thousands of files, however fast they are decoded', async () => {
+    // A decoder that answers at once stands for one whose next group is always waiting: then
+    // nothing but the reader itself can let timers and signal handlers (Ctrl-C) run.
+    const { repo } = await memRepo();
+    const pack = await onePack(repo); // 1.2 MB: decoded elsewhere
+    const usesEach = 400;
+    const blobs: PackBlob[] = packBlobs(pack).map((b) => ({ ...b, more: Array.from({ length: usesEach - 1 }, () => ({ file: file('more'), offset: 0 })) }));
+    const decodePack: PackReaderOptions['decodePack'] = async (_key, bytes, locs) => ({ bytes, results: locs.map(() => ({ plain: new Uint8Array(1) })) });
+    let handed = 0;
+    let atFirstTurn: number | undefined;
+    await new PackReader(repo, { concurrency: 1, decodePack }).read(pack.id, blobs, async () => {
+      if (handed++ === 0) setImmediate(() => (atFirstTurn = handed));
+    });
+    expect(handed).toBe(plains.length * usesEach);
+    expect(atFirstTurn).toBeLessThan(handed);
+  });
 });

@@ -8,6 +8,7 @@
 // from another copy when the index knows one.
 
 import { CairnError } from '../errors';
+import { macrotask } from '../concurrency/concurrency';
 import type { ID } from '../id';
 import type { Repository } from '../repository/repository';
 import { decodeBlob } from '../repository/blob-codec';
@@ -55,7 +56,16 @@ const DECODE_ELSEWHERE = 1 << 20;
  */
 const GROUP_BUFFER_SIZE = DECODE_GROUP_BYTES + (1 << 20);
 
+/**
+ * File positions a blob is handed to between two turns of the event loop at most. Writes to a local disk finish
+ * without one, and the next decoded group is waiting by the time a group is written, so
+ * without these turns a restore of many small files never gave its thread's timers and signal
+ * handlers (Ctrl-C) a turn until it was done.
+ */
+const HANDED_PER_TURN = 4096;
+
 const isAbort = (e: unknown) => e instanceof CairnError && e.code === 'ABORTED';
+const nextTurn = () => new Promise<void>((resolve) => macrotask(resolve));
 const byOffset = (a: PackBlob, b: PackBlob) => a.loc.offset - b.loc.offset;
 
 function truncated(loc: BlobLocation, size: number): CairnError {
@@ -73,6 +83,8 @@ export class PackReader {
   readonly #packBuffers: Uint8Array[] = [];
   /** With readGroups, the buffers each group is read into: at most one spare per pack read at once. */
   readonly #groupBuffers: Uint8Array[] = [];
+  /** File positions handed a blob since the event loop last had a turn. */
+  #handedThisTurn = 0;
 
   constructor(
     private readonly repo: Repository,
@@ -214,8 +226,16 @@ export class PackReader {
         if (isAbort(e)) throw e;
       }
     }
-    await deliver(b, got, writes);
-    for (const use of b.more ?? []) await deliver(use, got, writes);
+    await this.#deliverOne(b, got, deliver, writes);
+    for (const use of b.more ?? []) await this.#deliverOne(use, got, deliver, writes);
+  }
+
+  /** Hands a blob to one of its uses; every HANDED_PER_TURN of them the event loop gets a turn. */
+  async #deliverOne(use: Use, got: Got, deliver: Deliver, writes: Promise<void>[]): Promise<void> {
+    await deliver(use, got, writes);
+    if (++this.#handedThisTurn < HANDED_PER_TURN) return;
+    this.#handedThisTurn = 0;
+    await nextTurn();
   }
 
   /**

@@ -201,3 +201,38 @@ describe('interrupting a long local backup', () => {
     expect(r.stdout).toContain('no errors were found');
   });
 });
+
+describe('interrupting a long local restore', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await tempDir('interrupt-restore');
+  });
+  afterAll(() => removeDir(dir));
+
+  it('of many small files stops within about two seconds of Ctrl-C, before it is done, and removes its lock', async () => {
+    // 50 000 small files, each its own blob: they come back from the decode threads in groups
+    // faster than they are written, which once kept the restoring thread from handling the signal.
+    const src = join(dir, 'src');
+    const folders = 5;
+    const perFolder = 10_000;
+    for (let d = 0; d < folders; d++) {
+      const sub = join(src, `d${d}`);
+      await mkdir(sub, { recursive: true });
+      for (let i = 0; i < perFolder; i += 500)
+        await Promise.all(Array.from({ length: 500 }, (_, k) => writeFile(join(sub, `f${String(i + k).padStart(5, '0')}.txt`), `${d}/${i + k}`)));
+    }
+    const repo = join(dir, 'repo');
+    await ok(cairn(['-r', repo, 'init']));
+    await ok(cairn(['-r', repo, 'backup', src]));
+    const target = join(dir, 'target');
+    const written = async () => (await readdir(target, { recursive: true }).catch(() => [] as string[])).filter((f) => f.endsWith('.txt')).length;
+    const p = spawnCairn(['-r', repo, 'restore', 'latest', '--target', target]);
+    await until('the first restored file', async () => (await written()) > 0, 120_000);
+    p.signal('SIGINT');
+    const x = await p.exited;
+    expect(x.code, x.stderr).toBe(130);
+    expect(x.afterSignalMs).toBeLessThan(timeLimit(2500));
+    expect(await written()).toBeLessThan(folders * perFolder);
+    expect(await readdir(join(repo, 'locks'))).toEqual([]);
+  });
+});
