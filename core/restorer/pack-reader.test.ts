@@ -12,6 +12,7 @@ import type { IndexPack } from '../index/index-file';
 import type { Repository } from '../repository/repository';
 import type { Got } from './file-writers';
 import { PackReader, type PackReaderOptions } from './pack-reader';
+import { DECODE_GROUP_BLOBS } from './pack-groups';
 import type { PackBlob, PlannedFile } from './restore-plan';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -125,6 +126,28 @@ describe('PackReader', () => {
     expect((got.get(sha(plains[3]!))! as { error: { code: string } }).error.code).toBe('HASH_MISMATCH');
     const honest = got.get(sha(plains[2]!))!;
     expect('plain' in honest && sha(honest.plain)).toBe(sha(plains[2]!));
+  });
+
+  it('sends each group of a pack decoded elsewhere in a buffer of its range alone, never the whole pack', async () => {
+    // Every buffer that comes back from a decoder thread counts as new external memory until a
+    // full collection: a pack's worth per group made V8 mark the whole restore plan every few seconds.
+    const { repo } = await memRepo();
+    const tiny = Array.from({ length: 2 * DECODE_GROUP_BLOBS + 10 }, (_, i) => new TextEncoder().encode(`tiny ${i}`));
+    const pack = await onePack(repo, [...plains.slice(0, 6), ...tiny, ...plains.slice(6)]); // 1.2 MB: elsewhere; tiny blobs: not in place
+    const sent: { length: number; from: number; to: number }[] = [];
+    const decodePack: PackReaderOptions['decodePack'] = async (key, bytes, locs) => {
+      sent.push({ length: bytes.length, from: Math.min(...locs.map((b) => b.offset)), to: Math.max(...locs.map((b) => b.offset + b.length)) });
+      const { decodeBlob } = await import('../repository/blob-codec');
+      return { bytes, results: await Promise.all(locs.map(async (b) => ({ plain: await decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b) }))) };
+    };
+    const got = await readAll(repo, pack.id, packBlobs(pack), { decodePack });
+    expect(got.size).toBe(tiny.length + plains.length);
+    for (const p of [...tiny, ...plains]) {
+      const g = got.get(sha(p))!;
+      expect('plain' in g && sha(g.plain)).toBe(sha(p));
+    }
+    expect(sent.length).toBeGreaterThanOrEqual(3);
+    for (const s of sent) expect(s).toEqual({ length: s.to, from: 0, to: s.to });
   });
 
   it('gives the event loop a turn while it hands blobs to thousands of files, however fast they are decoded', async () => {

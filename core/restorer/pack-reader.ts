@@ -124,31 +124,38 @@ export class PackReader {
   }
 
   /**
-   * Decoded in groups of a few MiB of plaintext, the next while this one is written: a pack of
-   * small blobs holds more plaintext than its own 16 MiB, and writing it blob by blob takes
-   * long. Each group comes back in a buffer of its own, so the pack's buffer takes the next
-   * pack as soon as the last group is decoded instead of every pack buffer waiting until its
-   * small files are written. That costs a copy of the plaintext, one buffer per group (not per
-   * blob: transfers cost). So a pack mostly of big stored blobs, where the copy costs more than
-   * the wait, is decoded in place, in one request, and its buffer waits for the writes.
-   * Returns the buffer still held. (Figures: bench/README.md, "Figures behind choices".)
+   * Decoded in groups of a few MiB of plaintext (or DECODE_GROUP_BLOBS blobs), the next while
+   * this one is written: a pack of small blobs holds more plaintext than its own 16 MiB, and
+   * writing it blob by blob takes long. Each group crosses to a decoder thread as a copy of its
+   * own range and comes back in a buffer of its own, so the pack's buffer takes the next pack as
+   * soon as the last group is copied, and what crosses between threads is the group's bytes,
+   * not the pack's: every buffer that comes back counts as new external memory until a full
+   * collection, and a pack's 16 MiB once a group made V8 mark the whole restore plan every
+   * few seconds (bench/README.md, "Restore's memory at 1 M tiny files"). A pack mostly of big stored
+   * blobs, where the copy costs more than the wait, is decoded in place, in one request, and
+   * its buffer waits for the writes. Returns the buffer still held.
    */
   async #decodeElsewhere(bytes: Uint8Array, start: number, list: PackBlob[], inPlace: boolean, deliver: Deliver, writes: Promise<void>[]) {
-    const got = bytes.length; // (bytes is transferred to a decoder thread below)
+    const got = bytes.length; // (bytes is transferred to a decoder thread below when in place)
     const whole = list.filter((b) => intact(b, start, got));
     for (const b of list) if (!intact(b, start, got)) await this.#hand(b, { error: truncated(b.loc, start + got) }, deliver, writes);
     if (whole.length === 0) return bytes;
-    const groups = inPlace ? [whole] : decodeGroups(whole);
+    if (inPlace) {
+      const r = await this.opts.decodePack!(this.repo.key, bytes, relative(whole, start), this.opts.signal);
+      await this.#pipeline([whole], async () => r.results, deliver, writes);
+      return r.bytes;
+    }
+    const groups = decodeGroups(whole);
     let held: Uint8Array | undefined = bytes;
     const decodeGroup = async (k: number): Promise<Decoded> => {
       const g = groups[k]!;
-      const r = await this.opts.decodePack!(this.repo.key, held!, relative(g, start), this.opts.signal, { own: !inPlace, together: !inPlace });
-      held = r.bytes;
-      // (A decoder that ignored `own` would leave blobs in it: then it waits for the writes.)
-      if (!inPlace && k === groups.length - 1 && !r.results.some((d) => 'plain' in d && d.plain.buffer === r.bytes.buffer)) {
-        this.#reuse(r.bytes);
+      const range = rangeOf(g);
+      const own = held!.slice(range.start - start, range.end - start);
+      if (k === groups.length - 1) {
+        this.#reuse(held!);
         held = undefined;
       }
+      const r = await this.opts.decodePack!(this.repo.key, own, relative(g, range.start), this.opts.signal, { own: true, together: true });
       return r.results;
     };
     await this.#pipeline(groups, decodeGroup, deliver, writes);
