@@ -25,7 +25,11 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
   const [what, id] = ctx.args;
   const types = ['config', 'index', 'snapshot', 'key', 'masterkey', 'lock', 'pack', 'blob'];
   if (!what || !types.includes(what)) throw new CairnError('USAGE', `type must be one of (${types.join('|')})`);
-  const w = (s: string | Uint8Array) => (typeof s === 'string' ? ctx.out.stdout(s) : process.stdout.write(s));
+  const w = (s: string | Uint8Array) => {
+    if (typeof s === 'string') return ctx.out.stdout(s);
+    ctx.out.flush?.();
+    process.stdout.write(s);
+  };
   await withRepository(
     ctx,
     'read',

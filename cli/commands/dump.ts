@@ -55,6 +55,7 @@ function output(
   return {
     isTTY: !target && process.stdout.isTTY === true,
     async write(b) {
+      ctx.out.flush?.();
       if (!stream.write(b)) await once(stream, 'drain');
     },
     async close() {
