@@ -106,6 +106,22 @@ describe('zstd binding', () => {
     expect(zstdMemoryBytes()).toBe(before);
   });
 
+  it('with view, a frame large enough for an instance of its own comes back uncopied; anything else in a buffer of its own', () => {
+    const viewed = decompress(bigTextFrame, bigText.length, undefined, { view: true });
+    expect(sha(viewed)).toBe(sha(bigText));
+    expect(viewed.buffer.byteLength).toBeGreaterThan(viewed.length); // the instance's memory: no copy made
+    // Each such frame has an instance of its own: a later one does not write over it.
+    const random = seededBytes(5, 8 * MiB);
+    expect(sha(decompress(compress(random), random.length, undefined, { view: true }))).toBe(sha(random));
+    expect(sha(viewed)).toBe(sha(bigText));
+    // The shared instance's memory is used again, so a small frame is always copied out; so is any frame without view.
+    const small = generate({ kind: 'text', seed: 6, size: 64 << 10 });
+    for (const out of [decompress(compress(small), small.length, undefined, { view: true }), decompress(bigTextFrame, bigText.length)]) {
+      expect(out.byteOffset).toBe(0);
+      expect(out.buffer.byteLength).toBe(out.length);
+    }
+  });
+
   it('compresses text well, zeros extremely well, and random data not at all', () => {
     expect(compress(generate({ kind: 'text', seed: 3, size: MiB })).length).toBeLessThan(MiB / 2);
     expect(compress(new Uint8Array(8 * MiB)).length).toBeLessThan(2048);

@@ -161,16 +161,6 @@ export function compress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Uint8Arr
   }
 }
 
-/**
- * Decompresses one frame, never to more than `maxSize` bytes (default 1 GiB: wasm memory is
- * never given back, so a frame that expands without end — a decompression bomb — must stop at
- * a limit, not at the end of memory). `plainSize` is the expected size when known (a blob's
- * `uncompressed_length`): the frame must produce exactly that many bytes, and decoding stops
- * there. A frame that declares its size is taken at its word only if the size is allowed; one
- * that does not (restic's unpacked files — index, snapshots, locks — are written without one)
- * is decoded into a buffer that grows until the frame fits, so memory follows what the frame
- * really holds, not what anyone claims.
- */
 /** The content size a frame's header declares (ZSTD_getFrameContentSize), read from its first bytes in the shared instance. */
 function declaredSize(frame: Uint8Array): number {
   const z = get();
@@ -182,8 +172,24 @@ function declaredSize(frame: Uint8Array): number {
   }
 }
 
-export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_PLAIN): Uint8Array {
+/**
+ * Decompresses one frame, never to more than `maxSize` bytes (default 1 GiB: wasm memory is
+ * never given back, so a frame that expands without end — a decompression bomb — must stop at
+ * a limit, not at the end of memory). `plainSize` is the expected size when known (a blob's
+ * `uncompressed_length`): the frame must produce exactly that many bytes, and decoding stops
+ * there. A frame that declares its size is taken at its word only if the size is allowed; one
+ * that does not (restic's unpacked files — index, snapshots, locks — are written without one)
+ * is decoded into a buffer that grows until the frame fits, so memory follows what the frame
+ * really holds, not what anyone claims.
+ *
+ * With `view`, a frame large enough for an instance of its own (SCRATCH_FROM) comes back as a
+ * view of that instance's memory instead of a copy: for callers that read the bytes and drop
+ * them (trees), it saves copying tens of MB into fresh pages. Such a view cannot be transferred
+ * to another thread, and it keeps the instance's memory (the frame too) until it is dropped.
+ */
+export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_PLAIN, opts?: { view?: boolean }): Uint8Array {
   const z = instanceFor(Math.max(frame.length, plainSize ?? 0, Math.min(declaredSize(frame), MAX_PLAIN)));
+  const keep = opts?.view === true && z !== zstd; // (the shared instance's memory is used again)
   const limit = Math.min(maxSize, MAX_PLAIN);
   if (plainSize !== undefined && plainSize > limit) {
     throw new CairnError('DECOMPRESS_FAILED', `expected ${plainSize} bytes, more than the ${limit} allowed`);
@@ -200,11 +206,11 @@ export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_
     }
     if (declared >= 0) {
       if (declared > limit) throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, more than the ${limit} allowed`);
-      return decompressInto(z, src, frame.length, declared, true);
+      return decompressInto(z, src, frame.length, declared, true, keep);
     }
     const most = plainSize ?? limit;
     for (let cap = Math.min(most, Math.max(64 * 1024, frame.length * 16)); ; cap = Math.min(most, cap * 2)) {
-      const out = decompressInto(z, src, frame.length, cap, false);
+      const out = decompressInto(z, src, frame.length, cap, false, keep);
       if (out) {
         if (plainSize !== undefined && out.length !== plainSize) {
           throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${out.length} bytes, expected ${plainSize}`);
@@ -224,11 +230,13 @@ export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_
 }
 
 /** One decompression attempt into `cap` bytes; undefined (when !exact) if it fails. */
-function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: true): Uint8Array;
-function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: false): Uint8Array | undefined;
-function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: boolean): Uint8Array | undefined {
+/** With `keep` (an instance about to be dropped), a result is a view of its memory, not a copy. */
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: true, keep: boolean): Uint8Array;
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: false, keep: boolean): Uint8Array | undefined;
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: boolean, keep: boolean): Uint8Array | undefined {
   const dst = z.x.s(Math.max(1, cap));
   if (dst === 0) throw new CairnError('DECOMPRESS_FAILED', 'zstd: out of memory');
+  let kept = false;
   try {
     const n = z.x.q(z.dctx, dst, cap, src, srcLen, 0, 0);
     if (z.x.h(n)) {
@@ -238,9 +246,14 @@ function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact
       return undefined;
     }
     if (exact && n >>> 0 !== cap) throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${n >>> 0} bytes, expected ${cap}`);
+    const out = new Uint8Array(z.x.f.buffer, dst, n >>> 0);
+    if (keep) {
+      kept = true;
+      return out;
+    }
     garbageMade(n >>> 0);
-    return new Uint8Array(z.x.f.buffer, dst, n >>> 0).slice();
+    return out.slice();
   } finally {
-    z.x.t(dst);
+    if (!kept) z.x.t(dst);
   }
 }

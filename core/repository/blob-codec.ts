@@ -83,7 +83,8 @@ export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inP
   }
   if (ref.uncompressedLength > 0) {
     try {
-      plain = decompress(plain, ref.uncompressedLength);
+      // Every reader of a tree parses it and drops the bytes: a large one needs no copy out of zstd's memory.
+      plain = decompress(plain, ref.uncompressedLength, undefined, { view: ref.type === 'tree' });
     } catch (e) {
       throw new CairnError('DECOMPRESS_FAILED', `${ref.type} blob ${ref.id.slice(0, 8)}${where} does not decompress: ${(e as Error).message}`, {
         cause: e,
