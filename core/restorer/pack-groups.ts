@@ -12,7 +12,7 @@ export const DECODE_GROUP_BYTES = 4 << 20;
  * threads, kept until its group's files are written. A group of tiny blobs cut by bytes alone
  * (4 MiB of 10-byte files) would make hundreds of thousands at once, and the longer a group
  * takes to write, the more of its objects outlive young-generation collections and wait for a
- * full one (1 M tiny files: peak 1 490 MiB at 4 096 a group, 1 245–1 356 at 1 024, 1 091 at 512,
+ * full one (1 M tiny files: peak 1 490 MiB at 4 096 a group, 1 229–1 356 at 1 024, 1 091–1 177 at 512,
  * at the same CPU; bench/README.md, "Restore's memory at 1 M tiny files").
  */
 export const DECODE_GROUP_BLOBS = 512;
