@@ -1,7 +1,7 @@
 // stdout's chunks: few writes, nothing dropped or reordered.
 
-import { describe, expect, it } from 'vitest';
-import { chunkedWriter } from './output';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { chunkedWriter, processOut } from './output';
 
 function writer(chunk: number) {
   const writes: string[] = [];
@@ -36,5 +36,25 @@ describe('chunkedWriter', () => {
     endTask();
     endTask();
     expect(writes).toEqual(['a\n', 'b\n']);
+  });
+});
+
+describe('processOut', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('writes the stdout it holds before anything goes to stderr, so a merged stream keeps their order', () => {
+    const seen: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((s) => Boolean(seen.push(`out:${String(s)}`)));
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => Boolean(seen.push(`err:${String(s)}`)));
+    processOut.stdout('first\n');
+    processOut.stdout('second\n');
+    processOut.stderr('warning\n');
+    processOut.stdout('third\n');
+    processOut.flush!();
+    expect(seen).toEqual(['out:first\nsecond\n', 'err:warning\n', 'out:third\n']);
+  });
+
+  it('writes what it holds when the process exits', () => {
+    expect(process.listeners('exit')).toContain(processOut.flush);
   });
 });

@@ -150,12 +150,12 @@ export class PackReader {
     const decodeGroup = async (k: number): Promise<Decoded> => {
       const g = groups[k]!;
       const range = rangeOf(g);
-      const own = held!.slice(range.start - start, range.end - start);
+      const part = held!.slice(range.start - start, range.end - start);
       if (k === groups.length - 1) {
         this.#reuse(held!);
         held = undefined;
       }
-      const r = await this.opts.decodePack!(this.repo.key, own, relative(g, range.start), this.opts.signal, { own: true, together: true });
+      const r = await this.opts.decodePack!(this.repo.key, part, relative(g, range.start), this.opts.signal, { own: true, together: true });
       return r.results;
     };
     await this.#pipeline(groups, decodeGroup, deliver, writes);
