@@ -3,7 +3,9 @@
 // snapshots, indexes and tree blobs, and the key files (whose master key is itself sealed
 // under the password) — never a decrypted byte. Keys are [repository ID, type, name].
 //
-//   objects    [repo, type, name] → sealed bytes        type: config|keys|snapshots|index|tree
+//   objects    [repo, type, name] → sealed bytes        type: config|keys|snapshots|index|tree,
+//                                   and search's own lists|outlines (../engine/name-index.ts),
+//                                   sealed with the master key
 //   listings   [repo, type]       → names and sizes from the last successful listing
 //   locations  locationKey        → repository ID last seen there (for offline unlock)
 //   remembered locationKey        → master key (and S3 keys) sealed with a non-extractable key
@@ -17,7 +19,7 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { EngineFault } from '../errors';
 
-export type CachedType = 'config' | 'keys' | 'snapshots' | 'index' | 'tree';
+export type CachedType = 'config' | 'keys' | 'snapshots' | 'index' | 'tree' | 'lists' | 'outlines';
 
 export interface CachedObject {
   repo: string;
@@ -331,6 +333,12 @@ export async function pendingPacks(repo: string): Promise<{ engine: string; pack
 export async function objectNames(repo: string, type: CachedType): Promise<string[]> {
   const keys = await (await database()).getAllKeys('objects', IDBKeyRange.bound([repo, type], [repo, type, []]));
   return keys.map((k) => k[2]);
+}
+
+/** Every cached object of a type for a repository, in one request. */
+export async function allObjects(repo: string, type: CachedType): Promise<{ name: string; bytes: Uint8Array }[]> {
+  const all = await (await database()).getAll('objects', IDBKeyRange.bound([repo, type], [repo, type, []]));
+  return all.map((o) => ({ name: o.name, bytes: o.bytes }));
 }
 
 /** Drops cached objects of a type by name, in one transaction. */

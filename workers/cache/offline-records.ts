@@ -3,6 +3,7 @@
 
 import type { ID } from '../../core/id';
 import type { FillRecords } from '../engine/offline-fill';
+import type { OutlineStore } from '../engine/name-index';
 import * as db from './db';
 
 export const offlineRecords: FillRecords & { cachedTrees(repoId: string): Promise<number> } = {
@@ -10,3 +11,12 @@ export const offlineRecords: FillRecords & { cachedTrees(repoId: string): Promis
   markComplete: (repoId, snapshot: ID) => db.putCompleteSnapshot(repoId, snapshot),
   cachedTrees: (repoId) => db.countObjects(repoId, 'tree'),
 };
+
+/** Search's outlines and name lists (../engine/name-index.ts), sealed, beside the cached trees. */
+export function outlineStore(repoId: string): OutlineStore {
+  return {
+    all: (kind) => db.allObjects(repoId, kind),
+    names: (kind) => db.objectNames(repoId, kind),
+    put: (kind, records) => db.putObjects(repoId, kind, records),
+  };
+}

@@ -10,6 +10,8 @@ import { diffTrees } from '../../core/diff';
 import type { ID } from '../../core/id';
 import { diff, search } from './browse';
 import { Session } from './session';
+import { memoryOutlineStore, type OutlineStore } from './name-index';
+import { fillOfflineCache, type FillRecords } from './offline-fill';
 
 const text = (s: string) => ({ data: new TextEncoder().encode(s) });
 // The second backup reads a file again only when its metadata changed (as restic's does): the new versions get another mtime.
@@ -19,15 +21,16 @@ async function twoSnapshots(before: MemDir, after: MemDir) {
   return snapshotsOf([before, after]);
 }
 
-async function snapshotsOf(roots: MemDir[]) {
+async function snapshotsOf(roots: MemDir[], outlines?: OutlineStore) {
   const { repo, backend } = await memRepo();
   const ids: string[] = [];
-  for (const root of roots) {
+  const add = async (root: MemDir) => {
     const src = new MemSource({ d: root });
     ids.push((await backup(repo, src, inProcessPool({ saver: backend, reader: src }), { hostname: 'h', targets: ['/d'] })).id);
-  }
-  const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo, offline: false, remembered: false });
-  return { s, a: ids[0]!, b: ids[1]! };
+  };
+  for (const root of roots) await add(root);
+  const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo, offline: false, remembered: false, outlines });
+  return { s, a: ids[0]!, b: ids[1]!, add };
 }
 
 describe('diff of two snapshots (the app)', () => {
@@ -135,5 +138,96 @@ describe('name search across snapshots (the app)', () => {
     };
     expect(await search(s, 'nothing')).toEqual([]);
     expect(most).toBeGreaterThanOrEqual(4);
+  });
+
+  /** The offline fill as the app runs it, with the session's outline writer. */
+  async function fill(s: Session) {
+    const done = new Set<ID>();
+    const records: FillRecords = { complete: async () => new Set(done), markComplete: async (_r, id) => void done.add(id) };
+    const host = {
+      repo: s.repo,
+      snapshots: (sig?: AbortSignal) => s.snapshots(sig),
+      backgroundTree: (id: ID, sig?: AbortSignal) => s.tree(id, sig),
+      foregroundIdle: async () => {},
+      settled: async () => {},
+      outlines: s.outlineWriter(),
+    };
+    await fillOfflineCache(host, records, async () => {}, new AbortController().signal);
+  }
+
+  /** Counts the trees search reads while `f` runs. */
+  async function treesRead<T>(s: Session, f: () => Promise<T>): Promise<{ value: T; read: ID[] }> {
+    const read: ID[] = [];
+    const load = s.tree.bind(s);
+    s.tree = (id, signal) => (read.push(id), load(id, signal));
+    try {
+      return { value: await f(), read };
+    } finally {
+      s.tree = load;
+    }
+  }
+
+  const queries = [
+    ['note', 200],
+    ['NOTE-0-1', 200],
+    ['sub2', 7],
+    ['nothing', 200],
+    ['note-0-1-2', 200],
+  ] as const;
+
+  it('from the offline cache\'s outlines: the same hits, reading only the trees that hold one', async () => {
+    const store = memoryOutlineStore();
+    const { s } = await snapshotsOf([tree(1), tree(2), tree(3)], store);
+    await fill(s);
+    for (const [q, limit] of queries) {
+      const expected = await oneByOne(s, q.toLowerCase(), limit);
+      const { value, read } = await treesRead(s, () => search(s, q, limit));
+      expect(value.map((h) => `${h.snapshotId} ${h.node.path.join('/')}`)).toEqual(expected);
+      const folders = new Set(value.map((h) => `${h.snapshotId} ${h.node.path.slice(0, -1).join('/')}`));
+      expect(new Set(read).size).toBeLessThanOrEqual(folders.size);
+      if (q === 'nothing') expect(read).toEqual([]);
+    }
+    // The changed file in all three snapshots, each with its own size; the others once.
+    const changed = (await search(s, 'note-0-1-2.txt', 200)).map((h) => h.node.size);
+    expect(changed).toEqual([2, 2, 2]);
+  });
+
+  it('keeps each list of names once, sealed', async () => {
+    const store = memoryOutlineStore();
+    const { s } = await snapshotsOf([tree(1), tree(2), tree(3)], store);
+    await fill(s);
+    const newest = (await s.snapshots()).at(-1)!;
+    // Every folder of the newest snapshot has names of its own; the older versions of the
+    // changed folders have the same names, so add no list.
+    const folders: ID[] = [];
+    const walk = async (id: ID): Promise<void> => {
+      folders.push(id);
+      for (const n of (await s.tree(id)).nodes) if (n.subtree) await walk(n.subtree);
+    };
+    await walk(newest.snapshot.tree);
+    const kinds = [...store.records.keys()].map((k) => k.split('/')[0]);
+    expect(kinds.filter((k) => k === 'lists')).toHaveLength(folders.length);
+    expect(kinds.filter((k) => k === 'outlines')).toHaveLength(3);
+    const plain = new TextEncoder().encode('note-0-1');
+    const holds = (b: Uint8Array) => b.some((_, i) => plain.every((c, j) => b[i + j] === c));
+    for (const bytes of store.records.values()) expect(holds(bytes)).toBe(false);
+  });
+
+  it('reads the trees of a snapshot made after the fill, and of a record that does not open', async () => {
+    const store = memoryOutlineStore();
+    const { s, add } = await snapshotsOf([tree(1), tree(2)], store);
+    await fill(s);
+    await add(tree(4));
+    s.forgetSnapshots();
+    // A record altered in storage fails its MAC: its trees are read instead of trusted.
+    const [name, bytes] = [...store.records].find(([k]) => k.startsWith('outlines/'))!;
+    const bad = bytes.slice();
+    bad[bad.length - 1]! ^= 1;
+    store.records.set(name, bad);
+    for (const [q, limit] of queries) {
+      const got = (await search(s, q, limit)).map((h) => `${h.snapshotId} ${h.node.path.join('/')}`);
+      expect(got).toEqual(await oneByOne(s, q.toLowerCase(), limit));
+    }
+    expect((await search(s, 'note-0-1-2.txt', 200)).map((h) => h.node.size)).toEqual([2, 2, 2]);
   });
 });

@@ -11,6 +11,7 @@ import type { Session } from './session';
 import { byDirThenName, nodeView } from './views';
 import { assertSafePath } from '../../core/data/node-name';
 import { diffTrees } from '../../core/diff';
+import { outlineOf } from './name-index';
 
 /**
  * The node at `path` below a tree (undefined when absent). A name that could not be a path
@@ -81,10 +82,25 @@ function treesAhead(s: Session, limit: number, signal?: AbortSignal) {
   };
 }
 
+/** The positions in `names` that contain `q` (lower-cased), each list matched once however many folders share it. */
+function matcher(q: string): (names: readonly string[]) => number[] {
+  const memo = new WeakMap<readonly string[], number[]>();
+  return (names) => {
+    let at = memo.get(names);
+    if (!at) {
+      at = [];
+      for (let i = 0; i < names.length; i++) if (names[i]!.toLowerCase().includes(q)) at.push(i);
+      memo.set(names, at);
+    }
+    return at;
+  };
+}
+
 /**
  * Names containing `query` (case-insensitive), newest snapshot first, each snapshot depth-first
  * in tree order. A subtree already searched at the same path in a newer snapshot holds the same
- * hits and is skipped.
+ * hits and is skipped. A folder the offline cache keeps an outline of (./name-index.ts) is
+ * searched from it, and its tree is read only when it holds a hit; the others are read ahead.
  */
 export async function search(s: Session, query: string, limit = 200, signal?: AbortSignal): Promise<SearchHit[]> {
   const q = query.trim().toLowerCase();
@@ -92,19 +108,29 @@ export async function search(s: Session, query: string, limit = 200, signal?: Ab
   const hits: SearchHit[] = [];
   const seen = new Set<string>();
   const keyOf = (tree: ID, path: string[]) => `${tree}\0${path.join('/')}`;
+  const outlines = await s.outlines();
+  const matching = matcher(q);
   const trees = treesAhead(s, SEARCH_AHEAD, signal);
   const visit = async (snapshotId: string, tree: ID, path: string[]): Promise<void> => {
     const key = keyOf(tree, path);
     if (seen.has(key) || hits.length >= limit) return void trees.drop(tree);
     seen.add(key);
     throwIfAborted(signal);
-    const nodes = (await trees.take(tree)).nodes;
-    trees.ahead(nodes.filter((n) => n.type === 'dir' && n.subtree && !seen.has(keyOf(n.subtree, [...path, n.name]))).map((n) => n.subtree!));
-    for (const n of nodes) {
+    const read = outlines.has(tree) ? undefined : await trees.take(tree);
+    const { names, dirs } = outlines.get(tree) ?? outlineOf(read!);
+    trees.ahead(dirs.filter(([pos, sub]) => !outlines.has(sub) && !seen.has(keyOf(sub, [...path, names[pos]!]))).map(([, sub]) => sub));
+    const at = matching(names);
+    let nodes = read?.nodes;
+    for (let h = 0, d = 0; h < at.length || d < dirs.length; ) {
       if (hits.length >= limit) return;
-      const p = [...path, n.name];
-      if (n.name.toLowerCase().includes(q)) hits.push({ snapshotId, node: nodeView(n, p) });
-      if (n.type === 'dir' && n.subtree) await visit(snapshotId, n.subtree, p);
+      const pos = Math.min(at[h] ?? Infinity, dirs[d]?.[0] ?? Infinity);
+      const p = [...path, names[pos]!];
+      if (at[h] === pos) {
+        nodes ??= (await s.tree(tree, signal)).nodes;
+        hits.push({ snapshotId, node: nodeView(nodes[pos]!, p) });
+        h++;
+      }
+      if (dirs[d]?.[0] === pos) await visit(snapshotId, dirs[d++]![1], p);
     }
   };
   const all = await s.snapshots(signal);

@@ -25,6 +25,8 @@ export interface FillHost {
   settled(): Promise<void>;
   /** The first cache write the browser refused for lack of room, if any (QuotaExceededError). */
   refused?(): unknown;
+  /** Search's outlines (./name-index.ts): told every tree read, and stored per snapshot before it is recorded. */
+  outlines?: { add(id: ID, tree: Tree): Promise<void>; commit(snapshot: ID): Promise<void> };
 }
 
 /** Where completed snapshots are recorded (the engine's IndexedDB; a map in unit tests). */
@@ -89,6 +91,7 @@ export async function fillOfflineCache(
         seen.add(id);
         await host.foregroundIdle();
         const tree = await host.backgroundTree(id, signal);
+        await host.outlines?.add(id, tree);
         p.folders++;
         for (const n of tree.nodes) if (n.type === 'dir' && n.subtree && !seen.has(n.subtree)) next.push(n.subtree);
       });
@@ -97,6 +100,8 @@ export async function fillOfflineCache(
     }
     await host.settled();
     throwIfRefused(host, p);
+    // Without its outlines a snapshot is still searched, by reading its trees.
+    await host.outlines?.commit(snap.id).catch(() => {});
     await records.markComplete(repoId, snap.id).catch(() => {});
     p.snapshotsDone++;
     await report({ ...p });

@@ -20,6 +20,7 @@ import { CachedBackend } from '../cache/cached-backend';
 import * as db from '../cache/db';
 import { forget, recall, remember } from '../cache/remembered';
 import { treeCache } from '../cache/tree-cache';
+import { outlineStore } from '../cache/offline-records';
 import { EngineFault } from '../errors';
 import { browserOffline, isRemote, locationKey, openBackend } from '../location';
 import { Session } from './session';
@@ -76,7 +77,8 @@ async function finish(loc: RepoLocation, repo: Repository, opened: Opened, offli
     await remember(key, repo.config.id, repo.key, repo.keyID, loc.kind === 's3' ? loc.auth : undefined);
     remembered = true;
   } else remembered = (await db.getRemembered(key).catch(() => undefined))?.repoId === repo.config.id;
-  return new Session({ loc, locationKey: key, repo, cached, offline, remembered, device });
+  const outlines = cached ? outlineStore(repo.config.id) : undefined;
+  return new Session({ loc, locationKey: key, repo, cached, offline, remembered, device, outlines });
 }
 
 export async function createRepository(loc: RepoLocation, password: string, owner: Owner, opts: OpenOptions & { kdf?: KdfParams } = {}): Promise<Session> {

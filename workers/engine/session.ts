@@ -12,7 +12,8 @@ import { CairnError } from '../../core/errors';
 import type { OfflineCacheProgress, RepoInfo, RepoLocation } from '../api';
 import type { CachedBackend } from '../cache/cached-backend';
 import { offlineRecords } from '../cache/offline-records';
-import { fillOfflineCache } from './offline-fill';
+import { loadOutlines, OutlineWriter, type Outline, type OutlineStore } from './name-index';
+import { fillOfflineCache, type FillHost } from './offline-fill';
 import { EngineFault } from '../errors';
 import { browserOffline, describeLocation, isRemote } from '../location';
 import type { DeviceInfo } from '../../core/presign/handler';
@@ -34,6 +35,9 @@ export class Session {
   /** The listing the open answered with, until the page has been given a list (see openInfo). */
   #openListing: Promise<SnapshotEntry[]> | undefined;
   readonly #trees = new Map<ID, Tree>();
+  /** Search's outlines (./name-index.ts) of the offline cache, if it keeps them. */
+  readonly #outlineStore: OutlineStore | undefined;
+  #outlines: Promise<Map<ID, Outline>> | undefined;
   readonly #closed = new AbortController();
   #warming: Promise<{ trees: number }> | undefined;
   /** The fill's last progress, and who listens to it (./offline-fill.ts). */
@@ -54,6 +58,7 @@ export class Session {
     offline: boolean;
     remembered: boolean;
     device?: DeviceInfo;
+    outlines?: OutlineStore;
   }) {
     this.loc = init.loc;
     this.locationKey = init.locationKey;
@@ -62,6 +67,7 @@ export class Session {
     this.forcedOffline = init.offline;
     this.remembered = init.remembered;
     this.device = init.device;
+    this.#outlineStore = init.outlines;
   }
 
   get backend(): Backend {
@@ -204,6 +210,27 @@ export class Session {
     return tree;
   }
 
+  /** Every folder outline the offline cache keeps for search, by tree ID (empty without one). */
+  outlines(): Promise<Map<ID, Outline>> {
+    const store = this.#outlineStore;
+    if (!store) return Promise.resolve(new Map());
+    return (this.#outlines ??= loadOutlines(this.repo.key, store).catch(() => new Map()));
+  }
+
+  /** The fill's side of the outlines: each committed snapshot's outlines are loaded with the next search. */
+  outlineWriter(): FillHost['outlines'] {
+    const store = this.#outlineStore;
+    if (!store) return undefined;
+    const writer = new OutlineWriter(this.repo.key, store);
+    return {
+      add: (id, tree) => writer.add(id, tree),
+      commit: async (snapshot) => {
+        await writer.commit(snapshot);
+        this.#outlines = undefined;
+      },
+    };
+  }
+
   /**
    * Fills the offline cache (./offline-fill.ts): every snapshot's trees (and, on the way, the
    * index files) are fetched once so that browsing, search and diff work without the network.
@@ -239,6 +266,7 @@ export class Session {
       foregroundIdle: () => this.#whenForegroundIdle(),
       settled: async () => this.cached?.settled(),
       refused: () => this.cached?.stats.refused,
+      outlines: this.outlineWriter(),
     };
     try {
       await report(await fillOfflineCache(host, offlineRecords, report, signal));
