@@ -12,6 +12,7 @@ import { Repository } from '../../core/repository/repository';
 import type { OfflineCacheProgress } from '../api';
 import { fillOfflineCache, type FillHost, type FillRecords } from './offline-fill';
 import { Session } from './session';
+import { memoryOutlineStore } from './name-index';
 
 const text = (s: string) => ({ data: new TextEncoder().encode(s) });
 
@@ -121,6 +122,22 @@ describe('the offline cache fill', () => {
     expect(none).toEqual([]);
     expect(loadsAgain.filter((t) => t !== 'snapshots')).toEqual([]); // no index, no pack
     expect(loads).toContain('index');
+  });
+
+  it("walks snapshots recorded before search's outlines were kept once more, for their outlines; then reads nothing", async () => {
+    const { s, ids } = await repository();
+    const records = memRecords();
+    for (const id of ids) await records.markComplete(s.repo.config.id, id);
+    const store = memoryOutlineStore();
+    const withOutlines = new Session({ loc: s.loc, locationKey: s.locationKey, repo: s.repo, offline: false, remembered: false, outlines: store });
+    const h = (events: string[]) => ({ ...host(withOutlines, events), outlines: withOutlines.outlineWriter() });
+    const events: string[] = [];
+    expect(await fillOfflineCache(h(events), records, async () => {}, new AbortController().signal)).toMatchObject({ phase: 'done', snapshotsDone: 2 });
+    expect(events).toHaveLength(7);
+    expect([...store.records.keys()].filter((k) => k.startsWith('outlines/')).sort()).toEqual(ids.map((id) => `outlines/${id}`).sort());
+    const none: string[] = [];
+    await fillOfflineCache(h(none), records, async () => {}, new AbortController().signal);
+    expect(none).toEqual([]);
   });
 
   it('reads no tree while the page is busy, and goes on when it is idle again', async () => {

@@ -25,8 +25,12 @@ export interface FillHost {
   settled(): Promise<void>;
   /** The first cache write the browser refused for lack of room, if any (QuotaExceededError). */
   refused?(): unknown;
-  /** Search's outlines (./name-index.ts): told every tree read, and stored per snapshot before it is recorded. */
-  outlines?: { add(id: ID, tree: Tree): Promise<void>; commit(snapshot: ID): Promise<void> };
+  /**
+   * Search's outlines (./name-index.ts): told every tree read, and stored per snapshot before it
+   * is recorded. A snapshot recorded without them (by an older version of the app) is walked
+   * again for them, from the cache.
+   */
+  outlines?: { add(id: ID, tree: Tree): Promise<void>; commit(snapshot: ID): Promise<void>; stored(): Promise<Set<ID>> };
 }
 
 /** Where completed snapshots are recorded (the engine's IndexedDB; a map in unit tests). */
@@ -63,8 +67,9 @@ export async function fillOfflineCache(
 ): Promise<OfflineCacheProgress> {
   const repoId = host.repo.config.id;
   const complete = await records.complete(repoId).catch(() => new Set<ID>());
+  const outlined = await host.outlines?.stored().catch(() => new Set<ID>());
   const all = await host.snapshots(signal);
-  const todo = all.filter((e) => !complete.has(e.id)).reverse();
+  const todo = all.filter((e) => !complete.has(e.id) || (outlined && !outlined.has(e.id))).reverse();
   const p: OfflineCacheProgress = { phase: 'index', indexFiles: 0, indexTotal: 0, snapshots: all.length, snapshotsDone: all.length - todo.length, folders: 0 };
   if (todo.length === 0) return { ...p, phase: 'done' };
   await report({ ...p });

@@ -228,6 +228,7 @@ export class Session {
         await writer.commit(snapshot);
         this.#outlines = undefined;
       },
+      stored: async () => new Set(await store.names('outlines')),
     };
   }
 
