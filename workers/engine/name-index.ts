@@ -97,16 +97,17 @@ export class OutlineWriter {
 
 /** Every stored outline by tree ID. A record that does not open is left out: its trees are read instead. */
 export async function loadOutlines(key: Key, store: OutlineStore): Promise<Map<ID, Outline>> {
+  const opened = async (kind: OutlineKind) => {
+    const records = await store.all(kind);
+    return Promise.all(records.map(async (r) => [r.name, await openJSON(key, r.bytes).catch(() => undefined)] as const));
+  };
+  const [listRecords, outlineRecords] = await Promise.all([opened('lists'), opened('outlines')]);
   const lists = new Map<string, readonly string[]>();
-  for (const r of await store.all('lists')) {
-    const names = await openJSON(key, r.bytes).catch(() => undefined);
-    if (Array.isArray(names)) lists.set(r.name, names as string[]);
-  }
+  for (const [name, names] of listRecords) if (Array.isArray(names)) lists.set(name, names as string[]);
   const out = new Map<ID, Outline>();
-  for (const r of await store.all('outlines')) {
-    const rec = (await openJSON(key, r.bytes).catch(() => undefined)) as OutlineRecord | undefined;
+  for (const [, rec] of outlineRecords) {
     if (!Array.isArray(rec)) continue;
-    for (const [tree, list, dirs] of rec) {
+    for (const [tree, list, dirs] of rec as OutlineRecord) {
       const names = lists.get(list);
       if (names) out.set(tree, { names, dirs });
     }
