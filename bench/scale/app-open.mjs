@@ -161,7 +161,7 @@ async function oneRun(app, loc, i) {
     const browseWarm = await browseNewest(page);
     await stopProfile?.();
     const searchWarm = await searchAll(page, 'nothing-by-this-name-either');
-    // One file (home-tree.mjs names it notiz-12345.<ext>) in a folder that a 1 % change touches in
+    // One file (home-tree.mjs names file 12340 notiz-12340.<ext>) in a folder that a 1 % change touches in
     // nearly every snapshot: a hit per version of the folder, each read for its node.
     const searchHits = await searchAll(page, 'notiz-12340.', ' found — ');
     return { cold, browseCold, fill, storedMiB: stored, search, warm, browseWarm, searchWarm, searchHits, peakPssMiB: Math.round(peak / 1024) };
