@@ -199,7 +199,9 @@ const summary = {
   snapshots: SNAPSHOTS,
   repository: loc.restic,
   runs,
-  median: Object.fromEntries(['cold', 'warm', 'fill', 'storedMiB', 'search', 'searchWarm', 'searchHits', 'browseCold', 'browseWarm', 'peakPssMiB'].map((k) => [k, med(k)])),
+  median: Object.fromEntries(
+    ['cold', 'warm', 'fill', 'storedMiB', 'search', 'searchWarm', 'searchHits', 'browseCold', 'browseWarm', 'peakPssMiB'].map((k) => [k, med(k)]),
+  ),
 };
 console.log(`median: ${JSON.stringify(summary.median)}`);
 if (process.env.SCALE_OUT) fs.writeFileSync(process.env.SCALE_OUT, JSON.stringify(summary, null, 2));

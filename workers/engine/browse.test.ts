@@ -175,7 +175,7 @@ describe('name search across snapshots (the app)', () => {
     ['note-0-1-2', 200],
   ] as const;
 
-  it('from the offline cache\'s outlines: the same hits, reading only the trees that hold one', async () => {
+  it("from the offline cache's outlines: the same hits, reading only the trees that hold one", async () => {
     const store = memoryOutlineStore();
     const { s } = await snapshotsOf([tree(1), tree(2), tree(3)], store);
     await fill(s);

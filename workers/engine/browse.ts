@@ -121,7 +121,7 @@ export async function search(s: Session, query: string, limit = 200, signal?: Ab
     trees.ahead(dirs.filter(([pos, sub]) => !outlines.has(sub) && !seen.has(keyOf(sub, [...path, names[pos]!]))).map(([, sub]) => sub));
     const at = matching(names);
     let nodes = read?.nodes;
-    for (let h = 0, d = 0; h < at.length || d < dirs.length; ) {
+    for (let h = 0, d = 0; h < at.length || d < dirs.length;) {
       if (hits.length >= limit) return;
       const pos = Math.min(at[h] ?? Infinity, dirs[d]?.[0] ?? Infinity);
       const p = [...path, names[pos]!];
