@@ -7,7 +7,7 @@ import { Key } from '../crypto/keys';
 import { EXTENSION, open, seal } from '../crypto/seal';
 import { compress, decompress } from '../compress';
 import { encodeTree, GoTime, type Node } from '../data';
-import { decodeBlob, encodeBlob, looksCompressible, plainLength } from './blob-codec';
+import { decodeBlob, decodeUnindexed, encodeBlob, looksCompressible, plainLength } from './blob-codec';
 
 const key = new Key(seededBytes(1, 32), seededBytes(2, 16), seededBytes(3, 16));
 const otherKey = new Key(seededBytes(4, 32), seededBytes(5, 16), seededBytes(6, 16));
@@ -216,5 +216,37 @@ describe('blob codec', () => {
     expect(plainLength(132, 0)).toBe(100);
     expect(plainLength(132, 5000)).toBe(5000);
     expect(plainLength(32, 0)).toBe(0);
+  });
+});
+
+describe('decodeUnindexed (a cached blob without its index entry)', () => {
+  beforeAll(initEngine);
+
+  it('opens a compressed tree and one stored as is (a v1 repository), each checked by its hash', async () => {
+    const plain = someTree();
+    const id = await hashID(plain);
+    const v2 = await encodeBlob(key, 'tree', plain, 2, 'auto');
+    const v1 = await encodeBlob(key, 'tree', plain, 1, 'auto');
+    expect(v2.uncompressedLength).toBe(plain.length);
+    expect(v1.uncompressedLength).toBe(0);
+    for (const sealed of [v2.sealed, v1.sealed]) expect(sameBytes((await decodeUnindexed(key, sealed, 'tree', id))!, plain)).toBe(true);
+  });
+
+  it('takes bytes that only look like a zstd frame as they are', async () => {
+    const plain = new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, ...random(300)]);
+    const { sealed, uncompressedLength } = await encodeBlob(key, 'data', plain, 2, 'off');
+    expect(uncompressedLength).toBe(0);
+    expect(sameBytes((await decodeUnindexed(key, sealed, 'data', await hashID(plain)))!, plain)).toBe(true);
+  });
+
+  it('gives nothing for another blob’s ID, another key or altered bytes', async () => {
+    const plain = someTree();
+    const id = await hashID(plain);
+    const { sealed } = await encodeBlob(key, 'tree', plain, 2, 'auto');
+    expect(await decodeUnindexed(key, sealed, 'tree', await hashID(someTree(3)))).toBeUndefined();
+    expect(await decodeUnindexed(otherKey, sealed, 'tree', id)).toBeUndefined();
+    const bad = sealed.slice();
+    bad[20]! ^= 1;
+    expect(await decodeUnindexed(key, bad, 'tree', id)).toBeUndefined();
   });
 });

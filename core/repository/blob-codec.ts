@@ -99,6 +99,37 @@ export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inP
   return plain;
 }
 
+/** The first bytes of every zstd frame (RFC 8878); a tree's JSON starts with `{`. */
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd] as const;
+
+function isZstdFrame(b: Uint8Array): boolean {
+  return b.length >= 4 && ZSTD_MAGIC.every((m, i) => b[i] === m);
+}
+
+/**
+ * A blob's plain bytes without its index entry (a cached tree read before the index is
+ * loaded): the stored form is told from the decrypted bytes (a zstd frame, or the blob as is),
+ * and only bytes whose SHA-256 is `id` are returned — the hash, not the guess, is what is
+ * trusted. Undefined when the MAC or the hash fails; the caller then reads it by the index.
+ */
+export async function decodeUnindexed(key: Key, sealed: Uint8Array, type: BlobType, id: ID): Promise<Uint8Array | undefined> {
+  let plain: Uint8Array;
+  try {
+    plain = await open(key, sealed);
+  } catch {
+    return undefined;
+  }
+  if (isZstdFrame(plain)) {
+    try {
+      const out = decompress(plain, undefined, undefined, { view: type === 'tree' });
+      if ((await hashID(out)) === id) return out;
+    } catch {
+      // not a frame after all: the bytes as they are, below
+    }
+  }
+  return (await hashID(plain)) === id ? plain : undefined;
+}
+
 /** The plain size implied by an index entry. */
 export function plainLength(length: number, uncompressedLength: number): number {
   return uncompressedLength > 0 ? uncompressedLength : length - EXTENSION;

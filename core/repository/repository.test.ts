@@ -203,6 +203,24 @@ describe('Repository', () => {
       const tree = await repo.loadBlob('tree', fx.snapshot.tree as string);
       expect(JSON.parse(new TextDecoder().decode(tree)).nodes[0].name).toBe('tmp');
     }, 30_000);
+
+    it('reads a cached tree of restic’s before the index is loaded, and nothing the cache does not hold', async () => {
+      const fx = resticFixture();
+      const be = await resticFixtureBackend();
+      const repo = await Repository.open(be, fx.password);
+      const treeID = fx.snapshot.tree as string;
+      const pack = fx.index.packs.find((p) => p.blobs.some((b) => b.id === treeID))!;
+      const at = pack.blobs.find((b) => b.id === treeID)!;
+      expect(at.uncompressed_length).toBeGreaterThan(0); // restic stored it as a zstd frame
+      const held = new Map([[treeID, await be.load({ type: 'data', name: pack.id }, { offset: at.offset, length: at.length })]]);
+      repo.blobCache = { wants: (t) => t === 'tree', get: async (_t, id) => held.get(id), put: async () => {}, drop: async () => {} };
+      const early = await repo.cachedBlob('tree', treeID);
+      expect(repo.indexLoaded).toBe(false);
+      await repo.loadIndex();
+      expect(sameBytes(early!, await repo.loadBlob('tree', treeID))).toBe(true);
+      expect(await repo.cachedBlob('tree', pack.id)).toBeUndefined();
+      expect(await repo.cachedBlob('data', treeID)).toBeUndefined(); // a type the cache does not want
+    }, 30_000);
   });
 
   describe('unpacked files', () => {

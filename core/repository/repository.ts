@@ -10,7 +10,7 @@ import { hashID, isID, type ID } from '../id';
 import { decodeIndex, encodeIndex, type IndexPack, type SavedPack } from '../index/index-file';
 import { MasterIndex, type BlobLocation } from '../index/master-index';
 import type { BlobType } from '../pack/header';
-import { decodeBlob } from './blob-codec';
+import { decodeBlob, decodeUnindexed } from './blob-codec';
 import { decodeConfig, encodeConfig, newConfig, type Config } from './config';
 import { addKey, DEFAULT_KDF, searchKey, type KdfParams, type KeyOwner } from './keyfile';
 import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON, UNPACKED_LIMIT } from './unpacked';
@@ -157,6 +157,22 @@ export class Repository {
     const id = await hashID(sealed);
     await this.backend.save({ type, name: id }, sealed, { signal });
     return id;
+  }
+
+  /** Whether the master index holds every index file (loadIndex has finished). */
+  get indexLoaded(): boolean {
+    return this.#indexLoaded;
+  }
+
+  /**
+   * A blob from the blob cache alone, without the index (a folder opened while the index still
+   * loads need not wait for it): verified by its content hash. Undefined when the cache does
+   * not hold it or its copy does not verify; loadBlob reads it then.
+   */
+  async cachedBlob(type: BlobType, id: ID): Promise<Uint8Array | undefined> {
+    const cache = this.blobCache?.wants(type) ? this.blobCache : undefined;
+    const sealed = cache ? await cache.get(type, id).catch(() => undefined) : undefined;
+    return sealed ? decodeUnindexed(this.key, sealed, type, id) : undefined;
   }
 
   /** Loads every index file into the master index (once). */

@@ -1,5 +1,5 @@
-// The session's snapshot listings: the open's listing serves the page's first list, and
-// nothing after that is answered from it.
+// The session: its snapshot listings (the open's listing serves the page's first list, and
+// nothing after that is answered from it) and its trees (the offline cache's before the index).
 
 import { describe, expect, it } from 'vitest';
 import { memRepo } from '../../test/helpers/mem-repo';
@@ -9,6 +9,9 @@ import type { FileType } from '../../core/backend/backend';
 import { backup } from '../../core/archiver/archiver';
 import { inProcessPool } from '../../core/archiver/pool';
 import { Session } from './session';
+import { Repository } from '../../core/repository/repository';
+import { TEST_PASSWORD } from '../../test/helpers/mem-repo';
+import type { ID } from '../../core/id';
 
 /** A memory backend that counts its snapshot listings. */
 class CountingBackend extends MemoryBackend {
@@ -67,4 +70,45 @@ describe('the session’s snapshot listings', () => {
     backend.list = list;
     expect(await s.pageSnapshots()).toHaveLength(1);
   });
+});
+
+/** A memory backend whose index listing, once `hold()` is called, waits until `release()`: an index load that takes long. */
+class SlowIndexBackend extends MemoryBackend {
+  #gate: Promise<void> | undefined;
+  release = () => {};
+  hold(): void {
+    this.#gate = new Promise<void>((r) => (this.release = r));
+  }
+  override async *list(t: FileType, o?: Parameters<MemoryBackend['list']>[1]) {
+    if (t === 'index') await this.#gate;
+    yield* super.list(t, o);
+  }
+}
+
+describe('the session’s trees', () => {
+  it('opens a folder the offline cache holds without waiting for the index; others wait for it', async () => {
+    const backend = new SlowIndexBackend();
+    const { repo } = await memRepo({ backend });
+    const src = new MemSource({ d: { 'a.txt': { data: new TextEncoder().encode('a') }, e: { 'b.txt': { data: new TextEncoder().encode('b') } } } });
+    const snap = await backup(repo, src, inProcessPool({ saver: backend, reader: src }), { hostname: 'h', targets: ['/d'] });
+    // What the offline cache holds: the root tree's stored bytes, read by the index of the writer.
+    const root = snap.snapshot.tree;
+    const at = repo.lookupBlob('tree', root)!;
+    const held = new Map<ID, Uint8Array>([[root, await backend.load({ type: 'data', name: at.packID }, { offset: at.offset, length: at.length })]]);
+
+    backend.hold();
+    const again = await Repository.open(backend, TEST_PASSWORD);
+    again.blobCache = { wants: (t) => t === 'tree', get: async (_t, id) => held.get(id), put: async () => {}, drop: async () => {} };
+    const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false });
+    const top = await s.tree(root); // the index listing is held: only the cache can answer
+    expect(again.indexLoaded).toBe(false);
+    const d = top.nodes.find((n) => n.name === 'd')!;
+    const waiting = s.tree(d.subtree!);
+    let settled = false;
+    void waiting.finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false); // not cached: it needs the index to find the blob
+    backend.release();
+    expect((await waiting).nodes.map((n) => n.name)).toEqual(['a.txt', 'e']);
+  }, 20_000);
 });

@@ -197,8 +197,13 @@ export class Session {
       this.#trees.set(id, hit);
       return hit;
     }
-    await this.repo.loadIndex({ signal });
-    const bytes = await this.repo.loadBlob('tree', id, signal);
+    // A tree the offline cache holds is read without waiting for the index (it can take
+    // seconds at 100 snapshots); the rest waits for it, to locate the blob.
+    let bytes = this.repo.indexLoaded ? undefined : await this.repo.cachedBlob('tree', id);
+    if (!bytes) {
+      await this.repo.loadIndex({ signal });
+      bytes = await this.repo.loadBlob('tree', id, signal);
+    }
     let tree: Tree;
     try {
       tree = decodeTree(bytes);
