@@ -17,7 +17,15 @@ import { decodeUnpackedPlain, encodeUnpackedPlain, parseJSON, UNPACKED_LIMIT } f
 import type { Pol } from '../chunker/polynomial';
 import type { CompressionMode } from './blob-codec';
 import { mapLimit } from '../concurrency/concurrency';
+import { Semaphore } from '../concurrency/semaphore';
 import type { BlobCache } from './blob-cache';
+
+export interface IndexLoadOptions {
+  signal?: AbortSignal;
+  onFile?: (done: number, total: number) => void;
+}
+
+const noPace = async (): Promise<void> => {};
 
 export type UnpackedType = Exclude<FileType, 'data' | 'keys' | 'config'>;
 
@@ -55,6 +63,12 @@ export class Repository {
   packSize: number | undefined;
   /** Sealed blobs kept outside the backend (the app's offline tree cache); see blob-cache.ts. */
   blobCache: BlobCache | undefined;
+  /**
+   * Awaited before each step of decoding an index file: what else runs on this thread may go
+   * first (the app's session holds the load while the page reads a folder from its cache). It
+   * must not wait for anything that needs the index.
+   */
+  indexPace: (() => Promise<void>) | undefined;
   #indexLoaded = false;
   readonly #indexFiles = new Map<ID, IndexFileInfo>();
   #indexLoading: Promise<void> | undefined;
@@ -136,18 +150,25 @@ export class Repository {
 
   /** Loads, verifies and decrypts an unpacked file; returns its JSON bytes. */
   async loadUnpacked(type: UnpackedType, id: ID, signal?: AbortSignal): Promise<Uint8Array> {
+    return this.#openUnpacked(type, id, await this.backend.load({ type, name: id }, { signal }));
+  }
+
+  /** Verifies and decrypts a fetched unpacked file, awaiting `pace` before each step. */
+  async #openUnpacked(type: UnpackedType, id: ID, bytes: Uint8Array, pace = noPace): Promise<Uint8Array> {
     const what = `${type.replace(/s$/, '')} ${id.slice(0, 8)}`;
     const code = type === 'snapshots' ? 'BAD_SNAPSHOT' : 'BAD_INDEX';
-    const bytes = await this.backend.load({ type, name: id }, { signal });
+    await pace();
     if ((await hashID(bytes)) !== id) {
       throw new CairnError('HASH_MISMATCH', `${what}: content does not match its name`, { detail: { type, id } });
     }
     let plain: Uint8Array;
+    await pace();
     try {
       plain = await open(this.key, bytes);
     } catch (e) {
       throw new CairnError('MAC_MISMATCH', `${what}: fails authentication (corrupt, or written with another key)`, { cause: e, detail: { type, id } });
     }
+    await pace();
     return decodeUnpackedPlain(plain, what, code, UNPACKED_LIMIT[type]);
   }
 
@@ -175,8 +196,8 @@ export class Repository {
     return sealed ? decodeUnindexed(this.key, sealed, type, id) : undefined;
   }
 
-  /** Loads every index file into the master index (once). */
-  async loadIndex(opts: { signal?: AbortSignal; onFile?: (done: number, total: number) => void } = {}): Promise<void> {
+  /** Loads every index file into the master index (once), each file's steps after `indexPace`. */
+  async loadIndex(opts: IndexLoadOptions = {}): Promise<void> {
     if (this.#indexLoaded) return;
     // Callers at the same time (a listing and a background warm-up, say) share one load.
     if (this.#indexLoading) {
@@ -197,22 +218,39 @@ export class Repository {
     }
   }
 
-  async #loadIndex(opts: { signal?: AbortSignal; onFile?: (done: number, total: number) => void }): Promise<void> {
+  async #loadIndex(opts: IndexLoadOptions): Promise<void> {
     const ids = await this.listIDs('index', opts.signal);
+    const pace = this.indexPace ?? noPace;
+    // Fetched 8 at a time, decoded one at a time: what else runs on this thread waits behind
+    // one step of one file, never behind a step of each of eight.
+    const decoding = new Semaphore(1);
     let done = 0;
     await mapLimit(ids, 8, async (id) => {
-      const packs = decodeIndex(await this.loadJSON('index', id, opts.signal), id);
-      const numbers: number[] = [];
-      let blobs = 0;
-      for (const p of packs) {
-        // A pack listed by two files (an interrupted index rewrite) is the same pack: once.
-        numbers.push(this.index.packNumber(p.id) ?? this.index.addPack(p.id, p.blobs));
-        blobs += p.blobs.length;
+      const sealed = await this.backend.load({ type: 'index', name: id }, { signal: opts.signal });
+      await decoding.acquire(opts.signal);
+      try {
+        const json = await this.#openUnpacked('index', id, sealed, pace);
+        await pace();
+        const packs = decodeIndex(parseJSON(json, `index ${id.slice(0, 8)}`, 'BAD_INDEX'), id);
+        await pace();
+        this.#addIndexFile(id, packs);
+      } finally {
+        decoding.release();
       }
-      this.#indexFiles.set(id, { packs: numbers, blobs });
       opts.onFile?.(++done, ids.length);
     });
     this.#indexLoaded = true;
+  }
+
+  #addIndexFile(id: ID, packs: IndexPack[]): void {
+    const numbers: number[] = [];
+    let blobs = 0;
+    for (const p of packs) {
+      // A pack listed by two files (an interrupted index rewrite) is the same pack: once.
+      numbers.push(this.index.packNumber(p.id) ?? this.index.addPack(p.id, p.blobs));
+      blobs += p.blobs.length;
+    }
+    this.#indexFiles.set(id, { packs: numbers, blobs });
   }
 
   /** What each index file loaded by `loadIndex` lists (prune rewrites the index file by file). */

@@ -112,3 +112,47 @@ describe('the session’s trees', () => {
     expect((await waiting).nodes.map((n) => n.name)).toEqual(['a.txt', 'e']);
   }, 20_000);
 });
+
+describe('the index load beside the offline cache', () => {
+  it('waits while a folder is read from the cache, then loads', async () => {
+    const { repo, snap } = await sessionWithOneSnapshot();
+    const root = snap.snapshot.tree;
+    const at = repo.lookupBlob('tree', root)!;
+    const sealed = await repo.backend.load({ type: 'data', name: at.packID }, { offset: at.offset, length: at.length });
+    const again = await Repository.open(repo.backend, TEST_PASSWORD);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let asked!: () => void;
+    const getAsked = new Promise<void>((r) => (asked = r));
+    again.blobCache = {
+      wants: (t) => t === 'tree',
+      get: async () => (asked(), await gate, sealed),
+      put: async () => {},
+      drop: async () => {},
+    };
+    const s = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false });
+    const events: string[] = [];
+    const read = again.cachedBlob.bind(again);
+    again.cachedBlob = async (t, id) => {
+      const got = await read(t, id);
+      events.push('folder read');
+      return got;
+    };
+    const pace = again.indexPace!;
+    let paced!: () => void;
+    const reachedPace = new Promise<void>((r) => (paced = r));
+    again.indexPace = () => (paced(), pace());
+
+    const tree = s.tree(root);
+    await getAsked; // the folder's read is open
+    const index = again.loadIndex({ onFile: () => events.push('index file') });
+    await reachedPace;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(again.index.packCount).toBe(0);
+    release();
+    expect((await tree).nodes.map((n) => n.name)).toEqual(['d']);
+    await index;
+    expect(events).toEqual(['folder read', 'index file']);
+    expect(again.lookupBlob('tree', root)).toBeDefined();
+  });
+});

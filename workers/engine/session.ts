@@ -46,6 +46,9 @@ export class Session {
   /** The page's tree loads running now; the background fill waits while there are any. */
   #foreground = 0;
   #foregroundIdle: (() => void)[] = [];
+  /** Trees being read from the offline cache alone; an index load steps aside meanwhile. */
+  #cacheReads = 0;
+  #cacheReadsIdle: (() => void)[] = [];
   #listed!: () => void;
   /** Resolved once the page has been given the snapshot list (see listed()). */
   readonly firstList = new Promise<void>((r) => (this.#listed = r));
@@ -63,6 +66,7 @@ export class Session {
     this.loc = init.loc;
     this.locationKey = init.locationKey;
     this.repo = init.repo;
+    this.repo.indexPace = () => this.#whenNoCacheRead();
     this.cached = init.cached;
     this.forcedOffline = init.offline;
     this.remembered = init.remembered;
@@ -189,6 +193,21 @@ export class Session {
     }
   }
 
+  /** A tree from the offline cache alone (no index needed), while the index load waits. */
+  async #cachedTree(id: ID): Promise<Uint8Array | undefined> {
+    this.#cacheReads++;
+    try {
+      return await this.repo.cachedBlob('tree', id);
+    } finally {
+      if (--this.#cacheReads === 0) for (const wake of this.#cacheReadsIdle.splice(0)) wake();
+    }
+  }
+
+  /** Resolves when no tree is being read from the offline cache alone (the index load's pace). */
+  async #whenNoCacheRead(): Promise<void> {
+    while (this.#cacheReads > 0) await new Promise<void>((r) => this.#cacheReadsIdle.push(r));
+  }
+
   /** A decoded tree, from memory, then the cache/backend (Repository.loadBlob verifies it). */
   async #tree(id: ID, signal?: AbortSignal): Promise<Tree> {
     const hit = this.#trees.get(id);
@@ -199,7 +218,7 @@ export class Session {
     }
     // A tree the offline cache holds is read without waiting for the index (it can take
     // seconds at 100 snapshots); the rest waits for it, to locate the blob.
-    let bytes = this.repo.indexLoaded ? undefined : await this.repo.cachedBlob('tree', id);
+    let bytes = this.repo.indexLoaded ? undefined : await this.#cachedTree(id);
     if (!bytes) {
       await this.repo.loadIndex({ signal });
       bytes = await this.repo.loadBlob('tree', id, signal);
