@@ -2,7 +2,8 @@
 // (core/diff) over the session's trees, as added / removed / modified entries.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initEngine, memRepo } from '../../test/helpers/mem-repo';
+import { initEngine, memRepo, TEST_PASSWORD } from '../../test/helpers/mem-repo';
+import { Repository } from '../../core/repository/repository';
 import { MemSource, type MemDir } from '../../test/helpers/mem-source';
 import { backup } from '../../core/archiver/archiver';
 import { inProcessPool } from '../../core/archiver/pool';
@@ -190,6 +191,46 @@ describe('name search across snapshots (the app)', () => {
     // The changed file in all three snapshots, each with its own size; the others once.
     const changed = (await search(s, 'note-0-1-2.txt', 200)).map((h) => h.node.size);
     expect(changed).toEqual([2, 2, 2]);
+  });
+
+  it('loads the outlines before the index when both are asked for together', async () => {
+    const store = memoryOutlineStore();
+    const { s } = await snapshotsOf([tree(1), tree(2)], store);
+    await fill(s);
+    // A fresh open of the same repository: the index not loaded, the outlines' read held.
+    const again = await Repository.open(s.repo.backend, TEST_PASSWORD);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let asked!: () => void;
+    const outlinesAsked = new Promise<void>((r) => (asked = r));
+    const events: string[] = [];
+    const held: OutlineStore = {
+      ...store,
+      all: async (kind) => {
+        asked();
+        await gate;
+        const got = await store.all(kind);
+        events.push(`${kind} read`);
+        return got;
+      },
+    };
+    const s2 = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false, outlines: held });
+    const pace = again.indexPace!;
+    let paced!: () => void;
+    const reachedPace = new Promise<void>((r) => (paced = r));
+    again.indexPace = () => (paced(), pace());
+
+    const outlines = s2.outlines();
+    await outlinesAsked;
+    const index = again.loadIndex({ onFile: () => events.push('index file') });
+    await reachedPace;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(again.index.packCount).toBe(0);
+    release();
+    expect((await outlines).size).toBeGreaterThan(0);
+    await index;
+    expect(events.at(-1)).toBe('index file');
+    expect(events.indexOf('index file')).toBeGreaterThan(events.lastIndexOf('outlines read'));
   });
 
   it('keeps each list of names once, sealed', async () => {

@@ -46,7 +46,7 @@ export class Session {
   /** The page's tree loads running now; the background fill waits while there are any. */
   #foreground = 0;
   #foregroundIdle: (() => void)[] = [];
-  /** Trees being read from the offline cache alone; an index load steps aside meanwhile. */
+  /** Reads of the offline cache alone running now (#cacheAlone); an index load steps aside meanwhile. */
   #cacheReads = 0;
   #cacheReadsIdle: (() => void)[] = [];
   #listed!: () => void;
@@ -193,17 +193,20 @@ export class Session {
     }
   }
 
-  /** A tree from the offline cache alone (no index needed), while the index load waits. */
-  async #cachedTree(id: ID): Promise<Uint8Array | undefined> {
+  /**
+   * Runs `read`, a read of the offline cache alone that needs no index (a folder's tree,
+   * search's outlines): the index load steps aside until it is done (#whenNoCacheRead).
+   */
+  async #cacheAlone<T>(read: () => Promise<T>): Promise<T> {
     this.#cacheReads++;
     try {
-      return await this.repo.cachedBlob('tree', id);
+      return await read();
     } finally {
       if (--this.#cacheReads === 0) for (const wake of this.#cacheReadsIdle.splice(0)) wake();
     }
   }
 
-  /** Resolves when no tree is being read from the offline cache alone (the index load's pace). */
+  /** Resolves when no read of the offline cache alone runs (the index load's pace). */
   async #whenNoCacheRead(): Promise<void> {
     while (this.#cacheReads > 0) await new Promise<void>((r) => this.#cacheReadsIdle.push(r));
   }
@@ -218,7 +221,7 @@ export class Session {
     }
     // A tree the offline cache holds is read without waiting for the index (it can take
     // seconds at 100 snapshots); the rest waits for it, to locate the blob.
-    let bytes = this.repo.indexLoaded ? undefined : await this.#cachedTree(id);
+    let bytes = this.repo.indexLoaded ? undefined : await this.#cacheAlone(() => this.repo.cachedBlob('tree', id));
     if (!bytes) {
       await this.repo.loadIndex({ signal });
       bytes = await this.repo.loadBlob('tree', id, signal);
@@ -238,7 +241,7 @@ export class Session {
   outlines(): Promise<Map<ID, Outline>> {
     const store = this.#outlineStore;
     if (!store) return Promise.resolve(new Map());
-    return (this.#outlines ??= loadOutlines(this.repo.key, store).catch(() => new Map()));
+    return (this.#outlines ??= this.#cacheAlone(() => loadOutlines(this.repo.key, store)).catch(() => new Map()));
   }
 
   /** The fill's side of the outlines: each committed snapshot's outlines are loaded with the next search. */
