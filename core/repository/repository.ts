@@ -145,7 +145,11 @@ export class Repository {
 
   /** Loads, verifies and decrypts an unpacked file; returns its parsed JSON. */
   async loadJSON(type: UnpackedType, id: ID, signal?: AbortSignal): Promise<unknown> {
-    return parseJSON(await this.loadUnpacked(type, id, signal), `${type} ${id.slice(0, 8)}`, type === 'snapshots' ? 'BAD_SNAPSHOT' : 'BAD_INDEX');
+    return this.#parseUnpacked(type, id, await this.loadUnpacked(type, id, signal));
+  }
+
+  #parseUnpacked(type: UnpackedType, id: ID, json: Uint8Array): unknown {
+    return parseJSON(json, `${type} ${id.slice(0, 8)}`, type === 'snapshots' ? 'BAD_SNAPSHOT' : 'BAD_INDEX');
   }
 
   /** Loads, verifies and decrypts an unpacked file; returns its JSON bytes. */
@@ -231,7 +235,7 @@ export class Repository {
       try {
         const json = await this.#openUnpacked('index', id, sealed, pace);
         await pace();
-        const packs = decodeIndex(parseJSON(json, `index ${id.slice(0, 8)}`, 'BAD_INDEX'), id);
+        const packs = decodeIndex(this.#parseUnpacked('index', id, json), id);
         await pace();
         this.#addIndexFile(id, packs);
       } finally {

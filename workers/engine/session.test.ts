@@ -2,7 +2,7 @@
 // nothing after that is answered from it) and its trees (the offline cache's before the index).
 
 import { describe, expect, it } from 'vitest';
-import { memRepo } from '../../test/helpers/mem-repo';
+import { memRepo, TEST_PASSWORD } from '../../test/helpers/mem-repo';
 import { MemSource } from '../../test/helpers/mem-source';
 import { MemoryBackend } from '../../core/backend/mem';
 import type { FileType } from '../../core/backend/backend';
@@ -10,7 +10,6 @@ import { backup } from '../../core/archiver/archiver';
 import { inProcessPool } from '../../core/archiver/pool';
 import { Session } from './session';
 import { Repository } from '../../core/repository/repository';
-import { TEST_PASSWORD } from '../../test/helpers/mem-repo';
 import type { ID } from '../../core/id';
 
 /** A memory backend that counts its snapshot listings. */

@@ -8,6 +8,7 @@ import type { ID } from '../../core/id';
 import type { Repository } from '../../core/repository/repository';
 import { loadSnapshot, type SnapshotEntry } from '../../core/repository/snapshots';
 import { mapLimit } from '../../core/concurrency/concurrency';
+import { Running } from '../../core/concurrency/running';
 import { CairnError } from '../../core/errors';
 import type { OfflineCacheProgress, RepoInfo, RepoLocation } from '../api';
 import type { CachedBackend } from '../cache/cached-backend';
@@ -44,11 +45,12 @@ export class Session {
   #fill: OfflineCacheProgress | undefined;
   readonly #fillListeners = new Set<(p: OfflineCacheProgress) => unknown>();
   /** The page's tree loads running now; the background fill waits while there are any. */
-  #foreground = 0;
-  #foregroundIdle: (() => void)[] = [];
-  /** Reads of the offline cache alone running now (#cacheAlone); an index load steps aside meanwhile. */
-  #cacheReads = 0;
-  #cacheReadsIdle: (() => void)[] = [];
+  readonly #foreground = new Running();
+  /**
+   * Reads of the offline cache alone running now, which need no index (a folder's tree, search's
+   * outlines): an index load steps aside meanwhile (Repository.indexPace).
+   */
+  readonly #cacheReads = new Running();
   #listed!: () => void;
   /** Resolved once the page has been given the snapshot list (see listed()). */
   readonly firstList = new Promise<void>((r) => (this.#listed = r));
@@ -66,7 +68,7 @@ export class Session {
     this.loc = init.loc;
     this.locationKey = init.locationKey;
     this.repo = init.repo;
-    this.repo.indexPace = () => this.#whenNoCacheRead();
+    this.repo.indexPace = () => this.#cacheReads.idle();
     this.cached = init.cached;
     this.forcedOffline = init.offline;
     this.remembered = init.remembered;
@@ -173,12 +175,7 @@ export class Session {
   /** A decoded tree for the page (browsing, search, diff): the background fill waits meanwhile. */
   async tree(id: ID, signal?: AbortSignal): Promise<Tree> {
     this.#openListing = undefined; // a page that browses first lists afresh when it lists
-    this.#foreground++;
-    try {
-      return await this.#tree(id, signal);
-    } finally {
-      if (--this.#foreground === 0) for (const wake of this.#foregroundIdle.splice(0)) wake();
-    }
+    return this.#foreground.run(() => this.#tree(id, signal));
   }
 
   /**
@@ -187,28 +184,10 @@ export class Session {
    */
   async #whenForegroundIdle(): Promise<void> {
     for (;;) {
-      while (this.#foreground > 0) await new Promise<void>((r) => this.#foregroundIdle.push(r));
+      await this.#foreground.idle();
       await new Promise((r) => setTimeout(r, 0));
-      if (this.#foreground === 0) return;
+      if (this.#foreground.count === 0) return;
     }
-  }
-
-  /**
-   * Runs `read`, a read of the offline cache alone that needs no index (a folder's tree,
-   * search's outlines): the index load steps aside until it is done (#whenNoCacheRead).
-   */
-  async #cacheAlone<T>(read: () => Promise<T>): Promise<T> {
-    this.#cacheReads++;
-    try {
-      return await read();
-    } finally {
-      if (--this.#cacheReads === 0) for (const wake of this.#cacheReadsIdle.splice(0)) wake();
-    }
-  }
-
-  /** Resolves when no read of the offline cache alone runs (the index load's pace). */
-  async #whenNoCacheRead(): Promise<void> {
-    while (this.#cacheReads > 0) await new Promise<void>((r) => this.#cacheReadsIdle.push(r));
   }
 
   /** A decoded tree, from memory, then the cache/backend (Repository.loadBlob verifies it). */
@@ -221,7 +200,7 @@ export class Session {
     }
     // A tree the offline cache holds is read without waiting for the index (it can take
     // seconds at 100 snapshots); the rest waits for it, to locate the blob.
-    let bytes = this.repo.indexLoaded ? undefined : await this.#cacheAlone(() => this.repo.cachedBlob('tree', id));
+    let bytes = this.repo.indexLoaded ? undefined : await this.#cacheReads.run(() => this.repo.cachedBlob('tree', id));
     if (!bytes) {
       await this.repo.loadIndex({ signal });
       bytes = await this.repo.loadBlob('tree', id, signal);
@@ -241,7 +220,7 @@ export class Session {
   outlines(): Promise<Map<ID, Outline>> {
     const store = this.#outlineStore;
     if (!store) return Promise.resolve(new Map());
-    return (this.#outlines ??= this.#cacheAlone(() => loadOutlines(this.repo.key, store)).catch(() => new Map()));
+    return (this.#outlines ??= this.#cacheReads.run(() => loadOutlines(this.repo.key, store)).catch(() => new Map()));
   }
 
   /** The fill's side of the outlines: each committed snapshot's outlines are loaded with the next search. */
