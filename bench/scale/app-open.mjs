@@ -13,7 +13,10 @@
 // SCALE_PROFILE=<file.cpuprofile> (the engine worker's CPU profile of the first run's cold open and
 // browse; SCALE_PROFILE_PHASE=warm: of its warm ones),
 // BENCH_CHROMIUM (/usr/bin/chromium), SCALE_OUT (a JSON file for the results),
-// SCALE_FILL_TIMEOUT_S (600: how long the offline fill may take; ~7 s a snapshot of 200 000 files).
+// SCALE_FILL_TIMEOUT_S (600: how long the offline fill may take; ~7 s a snapshot of 200 000 files),
+// SCALE_KEEP_PROFILE=<dir> (the Chromium profile is kept there: the first run fills it as above,
+// every later run, of this or another build served on the same port, starts Chromium on it and
+// measures the warm steps alone — a warm open, the newest snapshot's root, the two searches).
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -25,6 +28,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const RUNS = Number(process.argv[2] ?? 3);
 const FILES = Number(process.env.SCALE_FILES ?? 200_000);
 const PORT = Number(process.env.SCALE_PORT ?? 4191);
+/** Written into a kept profile once its offline cache is filled. */
+const FILLED = 'cairn-bench-filled';
 
 /** PSS of every process of this Chromium profile (KiB). */
 function profilePss(userDir) {
@@ -126,8 +131,43 @@ async function searchAll(page, query = 'no-such-name-in-any-snapshot', found = '
   return s;
 }
 
+/** Starts the engine worker's CPU profile; the returned function stops it and writes it to `file`. */
+async function startProfile(ctx, page, file) {
+  const send = await engineSession(await ctx.newCDPSession(page));
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval: 500 });
+  await send('Profiler.start');
+  return async () => fs.writeFileSync(file, JSON.stringify((await send('Profiler.stop')).result.profile));
+}
+
+/** The warm steps alone, on a profile a run before has filled (SCALE_KEEP_PROFILE). */
+async function warmRun(app, loc, userDir) {
+  // Without its service worker the page is the build served now, not the one a run before cached.
+  fs.rmSync(path.join(userDir, 'Default', 'Service Worker'), { recursive: true, force: true });
+  const { ctx } = await launchProfile('scale-open-', userDir);
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, profilePss(userDir))), 500);
+  try {
+    const page = ctx.pages()[0] ?? (await ctx.newPage());
+    await page.goto(app.url + '#/snapshots');
+    await page.getByRole('heading', { name: /^Unlock/ }).waitFor();
+    const stopProfile = process.env.SCALE_PROFILE ? await startProfile(ctx, page, process.env.SCALE_PROFILE) : undefined;
+    const warm = await timedOpen(page, () => page.getByLabel('Password', { exact: true }).fill(loc.password));
+    const browseWarm = await browseNewest(page);
+    await stopProfile?.();
+    const searchWarm = await searchAll(page, 'nothing-by-this-name-either');
+    const searchHits = await searchAll(page, 'notiz-12340.', ' found — ');
+    return { warm, browseWarm, searchWarm, searchHits, peakPssMiB: Math.round(peak / 1024) };
+  } finally {
+    clearInterval(sampler);
+    await ctx.close();
+  }
+}
+
 async function oneRun(app, loc, i) {
-  const { ctx, userDir } = await launchProfile('scale-open-');
+  const kept = process.env.SCALE_KEEP_PROFILE;
+  if (kept && fs.existsSync(path.join(kept, FILLED))) return warmRun(app, loc, kept);
+  const { ctx, userDir } = await launchProfile('scale-open-', kept);
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, profilePss(userDir))), 500);
   try {
@@ -135,15 +175,8 @@ async function oneRun(app, loc, i) {
     await page.goto(app.url + '#/snapshots');
     await page.getByLabel('Open an existing one').check();
     const profile = i === 0 && process.env.SCALE_PROFILE;
-    const startProfile = async () => {
-      const send = await engineSession(await ctx.newCDPSession(page));
-      await send('Profiler.enable');
-      await send('Profiler.setSamplingInterval', { interval: 500 });
-      await send('Profiler.start');
-      return async () => fs.writeFileSync(profile, JSON.stringify((await send('Profiler.stop')).result.profile));
-    };
     const warmProfile = process.env.SCALE_PROFILE_PHASE === 'warm';
-    let stopProfile = profile && !warmProfile ? await startProfile() : undefined;
+    let stopProfile = profile && !warmProfile ? await startProfile(ctx, page, profile) : undefined;
     const cold = await timedOpen(page, async () => {
       await fillBucketForm(page, loc);
       await page.getByLabel(/Remember the bucket keys/).check();
@@ -156,7 +189,7 @@ async function oneRun(app, loc, i) {
     await stopProfile?.();
     await page.reload();
     await page.getByRole('heading', { name: /^Unlock/ }).waitFor();
-    stopProfile = profile && warmProfile ? await startProfile() : undefined;
+    stopProfile = profile && warmProfile ? await startProfile(ctx, page, profile) : undefined;
     const warm = await timedOpen(page, () => page.getByLabel('Password', { exact: true }).fill(loc.password));
     const browseWarm = await browseNewest(page);
     await stopProfile?.();
@@ -164,11 +197,12 @@ async function oneRun(app, loc, i) {
     // One file (home-tree.mjs names file 12340 notiz-12340.<ext>) in a folder that a 1 % change touches in
     // nearly every snapshot: a hit per version of the folder, each read for its node.
     const searchHits = await searchAll(page, 'notiz-12340.', ' found — ');
+    if (kept && fill !== undefined) fs.writeFileSync(path.join(kept, FILLED), '');
     return { cold, browseCold, fill, storedMiB: stored, search, warm, browseWarm, searchWarm, searchHits, peakPssMiB: Math.round(peak / 1024) };
   } finally {
     clearInterval(sampler);
     await ctx.close();
-    fs.rmSync(userDir, { recursive: true, force: true });
+    if (!kept) fs.rmSync(userDir, { recursive: true, force: true });
   }
 }
 

@@ -39,10 +39,10 @@ export async function serveApp(port, { also = [], nice = false } = {}) {
   throw new Error(`vite preview did not answer on ${url}`);
 }
 
-/** A headless Chromium with a fresh profile directory named `prefix…` (returned, for PSS sampling). */
-export async function launchProfile(prefix) {
+/** A headless Chromium on profile directory `dir`, or a fresh one named `prefix…` (returned, for PSS sampling). */
+export async function launchProfile(prefix, dir) {
   const { chromium } = await import('playwright-core');
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const userDir = dir ? (fs.mkdirSync(dir, { recursive: true }), dir) : fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const ctx = await chromium.launchPersistentContext(userDir, {
     executablePath: CHROMIUM,
     headless: true,
