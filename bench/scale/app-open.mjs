@@ -14,6 +14,7 @@
 // browse; SCALE_PROFILE_PHASE=warm: of its warm ones),
 // BENCH_CHROMIUM (/usr/bin/chromium), SCALE_OUT (a JSON file for the results),
 // SCALE_FILL_TIMEOUT_S (600: how long the offline fill may take; ~7 s a snapshot of 200 000 files),
+// SCALE_CONSOLE=<file> (the page's and its workers' console lines of the warm runs on a kept profile),
 // SCALE_KEEP_PROFILE=<dir> (the Chromium profile is kept there: the first run fills it as above,
 // every later run, of this or another build served on the same port, starts Chromium on it and
 // measures the warm steps alone — a warm open, the newest snapshot's root, the two searches).
@@ -149,6 +150,8 @@ async function warmRun(app, loc, userDir) {
   const sampler = setInterval(() => (peak = Math.max(peak, profilePss(userDir))), 500);
   try {
     const page = ctx.pages()[0] ?? (await ctx.newPage());
+    const log = process.env.SCALE_CONSOLE;
+    if (log) page.on('console', (m) => fs.appendFileSync(log, `${Date.now()} ${m.text()}\n`));
     await page.goto(app.url + '#/snapshots');
     await page.getByRole('heading', { name: /^Unlock/ }).waitFor();
     const stopProfile = process.env.SCALE_PROFILE ? await startProfile(ctx, page, process.env.SCALE_PROFILE) : undefined;
@@ -157,6 +160,12 @@ async function warmRun(app, loc, userDir) {
     await stopProfile?.();
     const searchWarm = await searchAll(page, 'nothing-by-this-name-either');
     const searchHits = await searchAll(page, 'notiz-12340.', ' found — ');
+    if (log) {
+      const marks = await page.evaluate(() =>
+        performance.getEntriesByType('mark').map((e) => `${Math.round(performance.timeOrigin + e.startTime)} mark ${e.name}`),
+      );
+      fs.appendFileSync(log, marks.join('\n') + '\n');
+    }
     return { warm, browseWarm, searchWarm, searchHits, peakPssMiB: Math.round(peak / 1024) };
   } finally {
     clearInterval(sampler);
