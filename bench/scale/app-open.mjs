@@ -11,10 +11,11 @@
 //   CAIRN_S3_ENV=/tmp/dev-s3/env.json node bench/scale/app-open.mjs [runs=3]
 // Env: SCALE_FILES (200000), SCALE_SNAPSHOTS (2; more: ./make-repo.mjs makes them, 1 % apart), SCALE_NO_BUILD=1 (serve dist/app as it is), SCALE_PORT (4191),
 // SCALE_PROFILE=<file.cpuprofile> (the engine worker's CPU profile of the first run's cold open and
-// browse; SCALE_PROFILE_PHASE=warm: of its warm ones),
+// browse; SCALE_PROFILE_PHASE=warm: of its warm ones; on a kept profile: of the warm open, browse and first search),
 // BENCH_CHROMIUM (/usr/bin/chromium), SCALE_OUT (a JSON file for the results),
 // SCALE_FILL_TIMEOUT_S (600: how long the offline fill may take; ~7 s a snapshot of 200 000 files),
 // SCALE_CONSOLE=<file> (the page's and its workers' console lines of the warm runs on a kept profile),
+// SCALE_COLD_ONLY=1 (each run is the cold open alone, on a fresh profile; its console lines too),
 // SCALE_KEEP_PROFILE=<dir> (the Chromium profile is kept there: the first run fills it as above,
 // every later run, of this or another build served on the same port, starts Chromium on it and
 // measures the warm steps alone — a warm open, the newest snapshot's root, the two searches).
@@ -141,6 +142,22 @@ async function startProfile(ctx, page, file) {
   return async () => fs.writeFileSync(file, JSON.stringify((await send('Profiler.stop')).result.profile));
 }
 
+/** SCALE_CONSOLE: the page's and its workers' console lines, with the time they came. */
+function logConsole(page) {
+  const log = process.env.SCALE_CONSOLE;
+  if (log) page.on('console', (m) => fs.appendFileSync(log, `${Date.now()} ${m.text()}\n`));
+}
+
+/** SCALE_CONSOLE: the page's marks, on the same clock as the console lines. */
+async function logMarks(page) {
+  const log = process.env.SCALE_CONSOLE;
+  if (!log) return;
+  const marks = await page.evaluate(() =>
+    performance.getEntriesByType('mark').map((e) => `${Math.round(performance.timeOrigin + e.startTime)} mark ${e.name}`),
+  );
+  fs.appendFileSync(log, marks.join('\n') + '\n');
+}
+
 /** The warm steps alone, on a profile a run before has filled (SCALE_KEEP_PROFILE). */
 async function warmRun(app, loc, userDir) {
   // Without its service worker the page is the build served now, not the one a run before cached.
@@ -150,22 +167,16 @@ async function warmRun(app, loc, userDir) {
   const sampler = setInterval(() => (peak = Math.max(peak, profilePss(userDir))), 500);
   try {
     const page = ctx.pages()[0] ?? (await ctx.newPage());
-    const log = process.env.SCALE_CONSOLE;
-    if (log) page.on('console', (m) => fs.appendFileSync(log, `${Date.now()} ${m.text()}\n`));
+    logConsole(page);
     await page.goto(app.url + '#/snapshots');
     await page.getByRole('heading', { name: /^Unlock/ }).waitFor();
     const stopProfile = process.env.SCALE_PROFILE ? await startProfile(ctx, page, process.env.SCALE_PROFILE) : undefined;
     const warm = await timedOpen(page, () => page.getByLabel('Password', { exact: true }).fill(loc.password));
     const browseWarm = await browseNewest(page);
-    await stopProfile?.();
     const searchWarm = await searchAll(page, 'nothing-by-this-name-either');
+    await stopProfile?.();
     const searchHits = await searchAll(page, 'notiz-12340.', ' found — ');
-    if (log) {
-      const marks = await page.evaluate(() =>
-        performance.getEntriesByType('mark').map((e) => `${Math.round(performance.timeOrigin + e.startTime)} mark ${e.name}`),
-      );
-      fs.appendFileSync(log, marks.join('\n') + '\n');
-    }
+    await logMarks(page);
     return { warm, browseWarm, searchWarm, searchHits, peakPssMiB: Math.round(peak / 1024) };
   } finally {
     clearInterval(sampler);
@@ -181,6 +192,7 @@ async function oneRun(app, loc, i) {
   const sampler = setInterval(() => (peak = Math.max(peak, profilePss(userDir))), 500);
   try {
     const page = ctx.pages()[0] ?? (await ctx.newPage());
+    if (process.env.SCALE_COLD_ONLY) logConsole(page);
     await page.goto(app.url + '#/snapshots');
     await page.getByLabel('Open an existing one').check();
     const profile = i === 0 && process.env.SCALE_PROFILE;
@@ -191,6 +203,7 @@ async function oneRun(app, loc, i) {
       await page.getByLabel(/Remember the bucket keys/).check();
       await page.getByLabel('Password', { exact: true }).fill(loc.password);
     });
+    if (process.env.SCALE_COLD_ONLY) return await logMarks(page).then(() => ({ cold, peakPssMiB: Math.round(peak / 1024) }));
     const browseCold = await browseNewest(page);
     const fill = await cacheFilled(page);
     const stored = await storedMiB(page);
