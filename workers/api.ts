@@ -235,10 +235,11 @@ export interface EngineApi extends RepositoryToolsApi {
    * background (the page's own requests go first), skipping snapshots an earlier fill completed
    * (so a reload resumes it). The page starts it once the snapshot list is shown; the engine
    * also after each backup. `onProgress` hears the current state at once, then each step, and
-   * is awaited. Resolves, with the trees the cache holds, when browsing, search and diff will
-   * work offline; a no-op for OPFS and folders.
+   * is awaited. Resolves with its last progress ('done') when browsing, search and diff will
+   * work offline; a no-op for OPFS and folders. (It does not count what the cache holds: at
+   * 100 snapshots of 200 000 files that count alone held IndexedDB for 1.6 s.)
    */
-  prepareOffline(onProgress?: (p: OfflineCacheProgress) => unknown): Promise<{ trees: number }>;
+  prepareOffline(onProgress?: (p: OfflineCacheProgress) => unknown): Promise<OfflineCacheProgress>;
 
   /** Newest last, like `restic snapshots`. From the offline cache when offline. */
   listSnapshots(): Promise<SnapshotView[]>;

@@ -301,11 +301,6 @@ export async function putCompleteSnapshot(repo: string, snapshot: string): Promi
   await (await database()).put('meta', { name: `${COMPLETE}${repo}:${snapshot}`, value: '' });
 }
 
-/** How many trees of `repo` the cache holds. */
-export async function countObjects(repo: string, type: CachedType): Promise<number> {
-  return (await database()).count('objects', IDBKeyRange.bound([repo, type], [repo, type, []]));
-}
-
 const PENDING = 'pending-pack:';
 
 /** Notes that engine `engine` stored pack `pack` in repository `repo` (no index lists it yet). */

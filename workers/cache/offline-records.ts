@@ -6,10 +6,9 @@ import type { FillRecords } from '../engine/offline-fill';
 import type { OutlineStore } from '../engine/name-index';
 import * as db from './db';
 
-export const offlineRecords: FillRecords & { cachedTrees(repoId: string): Promise<number> } = {
+export const offlineRecords: FillRecords = {
   complete: async (repoId) => new Set(await db.completeSnapshots(repoId)),
   markComplete: (repoId, snapshot: ID) => db.putCompleteSnapshot(repoId, snapshot),
-  cachedTrees: (repoId) => db.countObjects(repoId, 'tree'),
 };
 
 /** Search's outlines and name lists (../engine/name-index.ts), sealed, beside the cached trees. */

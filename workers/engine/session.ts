@@ -40,7 +40,7 @@ export class Session {
   readonly #outlineStore: OutlineStore | undefined;
   #outlines: Promise<Map<ID, Outline>> | undefined;
   readonly #closed = new AbortController();
-  #warming: Promise<{ trees: number }> | undefined;
+  #warming: Promise<OfflineCacheProgress> | undefined;
   /** The fill's last progress, and who listens to it (./offline-fill.ts). */
   #fill: OfflineCacheProgress | undefined;
   readonly #fillListeners = new Set<(p: OfflineCacheProgress) => unknown>();
@@ -243,12 +243,13 @@ export class Session {
    * index files) are fetched once so that browsing, search and diff work without the network.
    * The page starts it once the snapshot list is shown; the engine again after each backup.
    * `onProgress` hears the current state at once, then every step (awaited: it sets the pace).
-   * Resolves with the number of trees the cache holds for this repository.
+   * Resolves with the fill's last progress ('done').
    */
-  warmOfflineCache(onProgress?: (p: OfflineCacheProgress) => unknown): Promise<{ trees: number }> {
+  warmOfflineCache(onProgress?: (p: OfflineCacheProgress) => unknown): Promise<OfflineCacheProgress> {
     if (!this.cached || this.offline) {
-      void onProgress?.({ phase: 'done', indexFiles: 0, indexTotal: 0, snapshots: 0, snapshotsDone: 0, folders: 0 });
-      return Promise.resolve({ trees: 0 });
+      const none: OfflineCacheProgress = { phase: 'done', indexFiles: 0, indexTotal: 0, snapshots: 0, snapshotsDone: 0, folders: 0 };
+      void onProgress?.({ ...none });
+      return Promise.resolve(none);
     }
     if (onProgress) this.#fillListeners.add(onProgress);
     const running = this.#warming;
@@ -260,7 +261,7 @@ export class Session {
     return this.#warming;
   }
 
-  async #warm(): Promise<{ trees: number }> {
+  async #warm(): Promise<OfflineCacheProgress> {
     const signal = this.#closed.signal;
     const report = async (p: OfflineCacheProgress) => {
       this.#fill = p;
@@ -276,11 +277,12 @@ export class Session {
       outlines: this.outlineWriter(),
     };
     try {
-      await report(await fillOfflineCache(host, offlineRecords, report, signal));
+      const done = await fillOfflineCache(host, offlineRecords, report, signal);
+      await report(done);
+      return done;
     } finally {
       this.#fill = undefined;
     }
-    return { trees: await offlineRecords.cachedTrees(this.repo.config.id).catch(() => 0) };
   }
 
   async close(): Promise<void> {
