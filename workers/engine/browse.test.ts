@@ -10,6 +10,8 @@ import { inProcessPool } from '../../core/archiver/pool';
 import { diffTrees } from '../../core/diff';
 import type { ID } from '../../core/id';
 import { diff, search } from './browse';
+import { snapshotSizes } from './stats';
+import { open, seal } from '../../core/crypto';
 import { Session } from './session';
 import { memoryOutlineStore, type OutlineStore } from './name-index';
 import { fillOfflineCache, type FillRecords } from './offline-fill';
@@ -252,6 +254,45 @@ describe('name search across snapshots (the app)', () => {
     const plain = new TextEncoder().encode('note-0-1');
     const holds = (b: Uint8Array) => b.some((_, i) => plain.every((c, j) => b[i + j] === c));
     for (const bytes of store.records.values()) expect(holds(bytes)).toBe(false);
+  });
+
+  /** What `restic stats --mode restore-size` counts for a tree as written: every file's size. */
+  const restoreSize = (d: MemDir): number =>
+    Object.values(d).reduce<number>(
+      (sum, n) => sum + ('data' in n && n.data instanceof Uint8Array ? n.data.length : 'link' in n ? 0 : restoreSize(n as MemDir)),
+      0,
+    );
+
+  it("adds up the snapshots' sizes from the fill's outlines, reading no tree; from the trees without them", async () => {
+    const store = memoryOutlineStore();
+    const roots = [tree(1), tree(12), tree(123)];
+    const { s } = await snapshotsOf(roots, store);
+    const ids = (await s.snapshots()).map((e) => e.id);
+    const expected = Object.fromEntries(ids.map((id, i) => [id, restoreSize({ d: roots[i]! })]));
+    expect(new Set(Object.values(expected)).size).toBe(3);
+    const fresh = () => new Session({ loc: s.loc, locationKey: s.locationKey, repo: s.repo, offline: false, remembered: false, outlines: store });
+
+    const before = fresh();
+    const fromTrees = await treesRead(before, () => snapshotSizes(before, ids));
+    expect(fromTrees.value).toEqual(expected);
+    expect(fromTrees.read.length).toBeGreaterThan(0);
+
+    await fill(s);
+    const after = fresh();
+    const fromOutlines = await treesRead(after, () => snapshotSizes(after, ids));
+    expect(fromOutlines.value).toEqual(expected);
+    expect(fromOutlines.read).toEqual([]);
+
+    // Records an older app kept, without the files' totals: the same sizes, from the trees.
+    for (const [name, bytes] of store.records) {
+      if (!name.startsWith('outlines/')) continue;
+      const rec = JSON.parse(new TextDecoder().decode(await open(s.repo.key, bytes))) as unknown[][];
+      store.records.set(name, await seal(s.repo.key, new TextEncoder().encode(JSON.stringify(rec.map((e) => e.slice(0, 3))))));
+    }
+    const older = fresh();
+    const fromOlder = await treesRead(older, () => snapshotSizes(older, ids));
+    expect(fromOlder.value).toEqual(expected);
+    expect(fromOlder.read.length).toBe(fromTrees.read.length);
   });
 
   it('reads the trees of a snapshot made after the fill, and of a record that does not open', async () => {

@@ -12,11 +12,13 @@ import { open, seal, type Key } from '../../core/crypto';
 import type { Tree } from '../../core/data';
 import { hashID, type ID } from '../../core/id';
 
-/** A folder as search needs it. `names` may be shared by many outlines (never changed). */
+/** A folder as search and the snapshot sizes need it. `names` may be shared by many outlines (never changed). */
 export interface Outline {
   names: readonly string[];
   /** The entries that are folders: their position in `names` and their subtree, in tree order. */
   dirs: readonly (readonly [pos: number, subtree: ID])[];
+  /** The sizes of the folder's own files added up; undefined in records an older app stored. */
+  bytes?: number;
 }
 
 /** Where the sealed records live (the engine's IndexedDB; a map in unit tests). */
@@ -32,11 +34,13 @@ export type OutlineKind = 'lists' | 'outlines';
 export function outlineOf(tree: Tree): Outline {
   const names: string[] = [];
   const dirs: [number, ID][] = [];
+  let bytes = 0;
   tree.nodes.forEach((n, i) => {
     names.push(n.name);
     if (n.type === 'dir' && n.subtree) dirs.push([i, n.subtree]);
+    else if (n.type === 'file') bytes += n.size ?? 0;
   });
-  return { names, dirs };
+  return { names, dirs, bytes };
 }
 
 const utf8 = new TextEncoder();
@@ -55,8 +59,8 @@ async function listName(key: Key, json: string): Promise<string> {
   return hashID(all);
 }
 
-/** One snapshot's record: the outlines of the trees first read for it, each naming its list. */
-type OutlineRecord = [tree: ID, list: string, dirs: [number, ID][]][];
+/** One snapshot's record: the outlines of the trees first read for it, each naming its list (`bytes` missing in older records). */
+type OutlineRecord = [tree: ID, list: string, dirs: [number, ID][], bytes?: number][];
 
 /**
  * Collects the outlines of one fill (workers/engine/offline-fill.ts) and stores them per
@@ -80,7 +84,7 @@ export class OutlineWriter {
     const json = JSON.stringify(o.names);
     const name = await listName(this.#key, json);
     this.#lists.set(name, json);
-    this.#record.push([id, name, o.dirs as [number, ID][]]);
+    this.#record.push([id, name, o.dirs as [number, ID][], o.bytes]);
   }
 
   async commit(snapshot: ID): Promise<void> {
@@ -107,9 +111,9 @@ export async function loadOutlines(key: Key, store: OutlineStore): Promise<Map<I
   const out = new Map<ID, Outline>();
   for (const [, rec] of outlineRecords) {
     if (!Array.isArray(rec)) continue;
-    for (const [tree, list, dirs] of rec as OutlineRecord) {
+    for (const [tree, list, dirs, bytes] of rec as OutlineRecord) {
       const names = lists.get(list);
-      if (names) out.set(tree, { names, dirs });
+      if (names) out.set(tree, typeof bytes === 'number' ? { names, dirs, bytes } : { names, dirs });
     }
   }
   return out;

@@ -7,6 +7,7 @@
 import type { ID } from '../../core/id';
 import { throwIfAborted } from '../../core/errors';
 import type { RepoStats } from '../api';
+import type { Outline } from './name-index';
 import type { Session } from './session';
 
 /** Per session: what the index held when it was last counted, and each tree's total file size. */
@@ -35,27 +36,43 @@ export async function repositoryStats(s: Session, signal?: AbortSignal): Promise
   return m.stats;
 }
 
-/** Total size of the files below a tree, each file counted wherever it appears. */
-async function treeBytes(s: Session, id: ID, memoBytes: Map<ID, number>, signal?: AbortSignal): Promise<number> {
-  const known = memoBytes.get(id);
+/**
+ * Total size of the files below a tree, each file counted wherever it appears: from the
+ * folder's outline when it keeps its files' total, else from the tree.
+ */
+async function treeBytes(s: Session, id: ID, memo: Map<ID, number>, outlines: ReadonlyMap<ID, Outline>, signal?: AbortSignal): Promise<number> {
+  const known = memo.get(id);
   if (known !== undefined) return known;
   throwIfAborted(signal);
+  const outline = outlines.get(id);
   let total = 0;
-  for (const n of (await s.tree(id, signal)).nodes) {
-    if (n.type === 'file') total += n.size ?? 0;
-    else if (n.type === 'dir' && n.subtree) total += await treeBytes(s, n.subtree, memoBytes, signal);
+  if (outline?.bytes !== undefined) {
+    total = outline.bytes;
+    for (const [, sub] of outline.dirs) total += await treeBytes(s, sub, memo, outlines, signal);
+  } else {
+    for (const n of (await s.tree(id, signal)).nodes) {
+      if (n.type === 'file') total += n.size ?? 0;
+      else if (n.type === 'dir' && n.subtree) total += await treeBytes(s, n.subtree, memo, outlines, signal);
+    }
   }
-  memoBytes.set(id, total);
+  memo.set(id, total);
   return total;
 }
 
-/** Sizes of the given snapshots (by full ID), counted from their trees. */
+/**
+ * Sizes of the given snapshots (by full ID), counted from their trees. A bucket repository's
+ * offline fill reads every tree and keeps each folder's outline with its files' total
+ * (./name-index.ts): the sizes wait for the fill and are added up from the outlines, without
+ * reading a tree again (at 100 snapshots of 200 000 files, ~60 000 of them).
+ */
 export async function snapshotSizes(s: Session, ids: readonly string[], signal?: AbortSignal): Promise<Record<string, number>> {
   const m = memoOf(s);
+  await s.warmOfflineCache().catch(() => {}); // at once where there is no fill
+  const outlines = await s.outlines();
   const out: Record<string, number> = {};
   for (const id of ids) {
     const sn = await s.snapshot(id);
-    out[sn.id] = await treeBytes(s, sn.snapshot.tree, m.treeBytes, signal);
+    out[sn.id] = await treeBytes(s, sn.snapshot.tree, m.treeBytes, outlines, signal);
   }
   return out;
 }
