@@ -186,13 +186,35 @@ describe('name search across snapshots (the app)', () => {
       const expected = await oneByOne(s, q.toLowerCase(), limit);
       const { value, read } = await treesRead(s, () => search(s, q, limit));
       expect(value.map((h) => `${h.snapshotId} ${h.node.path.join('/')}`)).toEqual(expected);
+      // Only folders that hold a hit are read (ahead of the walk, some past where a limit stops it).
+      for (const id of new Set(read)) expect((await s.tree(id)).nodes.some((n) => n.name.toLowerCase().includes(q.toLowerCase()))).toBe(true);
       const folders = new Set(value.map((h) => `${h.snapshotId} ${h.node.path.slice(0, -1).join('/')}`));
-      expect(new Set(read).size).toBeLessThanOrEqual(folders.size);
+      if (value.length < limit) expect(new Set(read).size).toBeLessThanOrEqual(folders.size);
       if (q === 'nothing') expect(read).toEqual([]);
     }
     // The changed file in all three snapshots, each with its own size; the others once.
     const changed = (await search(s, 'note-0-1-2.txt', 200)).map((h) => h.node.size);
     expect(changed).toEqual([2, 2, 2]);
+  });
+
+  it('reads the folders that hold a hit several at once when it searches the outlines', async () => {
+    const store = memoryOutlineStore();
+    const { s } = await snapshotsOf([tree(1)], store);
+    await fill(s);
+    const load = s.tree.bind(s);
+    let running = 0;
+    let most = 0;
+    s.tree = async (id, signal) => {
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 1));
+      try {
+        return await load(id, signal);
+      } finally {
+        running--;
+      }
+    };
+    expect(await search(s, 'note', 1000)).toHaveLength(85); // a note in each of the 85 folders
+    expect(most).toBeGreaterThanOrEqual(4);
   });
 
   it('loads the outlines before the index when both are asked for together', async () => {

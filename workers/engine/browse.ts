@@ -118,7 +118,9 @@ export async function search(s: Session, query: string, limit = 200, signal?: Ab
     throwIfAborted(signal);
     const read = outlines.has(tree) ? undefined : await trees.take(tree);
     const { names, dirs } = outlines.get(tree) ?? outlineOf(read!);
-    trees.ahead(dirs.filter(([pos, sub]) => !outlines.has(sub) && !seen.has(keyOf(sub, [...path, names[pos]!]))).map(([, sub]) => sub));
+    // Read ahead: the subfolders without an outline, and those whose outline holds a hit.
+    const needed = (sub: ID) => !outlines.has(sub) || matching(outlines.get(sub)!.names).length > 0;
+    trees.ahead(dirs.filter(([pos, sub]) => needed(sub) && !seen.has(keyOf(sub, [...path, names[pos]!]))).map(([, sub]) => sub));
     const at = matching(names);
     let nodes = read?.nodes;
     for (let h = 0, d = 0; h < at.length || d < dirs.length;) {
@@ -126,7 +128,7 @@ export async function search(s: Session, query: string, limit = 200, signal?: Ab
       const pos = Math.min(at[h] ?? Infinity, dirs[d]?.[0] ?? Infinity);
       const p = [...path, names[pos]!];
       if (at[h] === pos) {
-        nodes ??= (await s.tree(tree, signal)).nodes;
+        nodes ??= (await trees.take(tree)).nodes;
         hits.push({ snapshotId, node: nodeView(nodes[pos]!, p) });
         h++;
       }
