@@ -352,6 +352,25 @@ describe('Repository', () => {
       expect(other.index.size).toBe(1);
     });
 
+    it('a background index load waits for its pace until a caller that needs the index joins; other loads are not paced', async () => {
+      const { repo, backend } = await memRepo();
+      await repo.saveIndex([await storePack(repo, [{ type: 'data', plain: seededBytes(4, 500) }])]);
+      const held = new Promise<void>(() => {}); // a holder that never lets go
+      const paced = async (r: Repository) => ((r.indexPace = () => held), r);
+
+      const background = await paced(await Repository.open(backend, TEST_PASSWORD));
+      const waiting = background.loadIndex({ background: true });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(background.indexLoaded).toBe(false);
+      await background.loadIndex(); // needs it: ends the wait (hung before)
+      await waiting;
+      expect(background.index.size).toBe(1);
+
+      const foreground = await paced(await Repository.open(backend, TEST_PASSWORD));
+      await foreground.loadIndex();
+      expect(foreground.index.size).toBe(1);
+    });
+
     it('a tree miss reads all trees of its pack in one request; a damaged one still fails alone', async () => {
       const { repo, backend } = await memRepo();
       const trees = Array.from({ length: 40 }, (_, i) => new TextEncoder().encode(`{"nodes":[{"name":"f${i}","type":"file","content":[]}]}\n`));

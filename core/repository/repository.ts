@@ -23,6 +23,11 @@ import type { BlobCache } from './blob-cache';
 export interface IndexLoadOptions {
   signal?: AbortSignal;
   onFile?: (done: number, total: number) => void;
+  /**
+   * Nobody waits for this load yet (the app's warm-up, its offline fill): each of its steps
+   * waits for `indexPace`, until a caller that needs the index joins it.
+   */
+  background?: boolean;
 }
 
 const noPace = async (): Promise<void> => {};
@@ -64,14 +69,17 @@ export class Repository {
   /** Sealed blobs kept outside the backend (the app's offline tree cache); see blob-cache.ts. */
   blobCache: BlobCache | undefined;
   /**
-   * Awaited before each step of decoding an index file: what else runs on this thread may go
-   * first (the app's session holds the load while the page reads a folder from its cache). It
-   * must not wait for anything that needs the index.
+   * Awaited before each step of a background index load (fetching an index file, decoding
+   * it): what else runs on this thread may go first (the app's session holds the load while
+   * the page reads folders or searches from its cache). A caller that needs the index ends the
+   * wait, so the holder may itself need the index.
    */
   indexPace: (() => Promise<void>) | undefined;
   #indexLoaded = false;
   readonly #indexFiles = new Map<ID, IndexFileInfo>();
   #indexLoading: Promise<void> | undefined;
+  /** Ends the running background load's pacing: someone needs the index now. */
+  #indexNeeded: (() => void) | undefined;
   /**
    * Sealed tree blobs read ahead with a sibling: a tree miss reads every tree of its pack in
    * one request (restic caches whole tree packs for the same reason), so walking a snapshot
@@ -205,6 +213,7 @@ export class Repository {
     if (this.#indexLoaded) return;
     // Callers at the same time (a listing and a background warm-up, say) share one load.
     if (this.#indexLoading) {
+      if (!opts.background) this.#indexNeeded?.();
       try {
         return await this.#indexLoading;
       } catch (e) {
@@ -223,13 +232,14 @@ export class Repository {
   }
 
   async #loadIndex(opts: IndexLoadOptions): Promise<void> {
+    const pace = this.#indexLoadPace(opts);
     const ids = await this.listIDs('index', opts.signal);
-    const pace = this.indexPace ?? noPace;
     // Fetched 8 at a time, decoded one at a time: what else runs on this thread waits behind
     // one step of one file, never behind a step of each of eight.
     const decoding = new Semaphore(1);
     let done = 0;
     await mapLimit(ids, 8, async (id) => {
+      await pace();
       const sealed = await this.backend.load({ type: 'index', name: id }, { signal: opts.signal });
       await decoding.acquire(opts.signal);
       try {
@@ -244,6 +254,16 @@ export class Repository {
       opts.onFile?.(++done, ids.length);
     });
     this.#indexLoaded = true;
+  }
+
+  /** A background load's pace: `indexPace`, until a caller that needs the index joins; none for the others. */
+  #indexLoadPace(opts: IndexLoadOptions): () => Promise<void> {
+    const pace = this.indexPace;
+    if (!opts.background || !pace) return noPace;
+    const needed = new Promise<void>((r) => (this.#indexNeeded = r));
+    let urgent = false;
+    void needed.then(() => (urgent = true));
+    return () => (urgent ? Promise.resolve() : Promise.race([pace(), needed]));
   }
 
   #addIndexFile(id: ID, packs: IndexPack[]): void {

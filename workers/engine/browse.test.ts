@@ -217,6 +217,30 @@ describe('name search across snapshots (the app)', () => {
     expect(most).toBeGreaterThanOrEqual(4);
   });
 
+  it('holds a background index load while it searches, and still ends when a folder it reads needs the index', async () => {
+    const store = memoryOutlineStore();
+    const { s } = await snapshotsOf([tree(1), tree(2)], store);
+    await fill(s);
+    const again = await Repository.open(s.repo.backend, TEST_PASSWORD);
+    const s2 = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false, outlines: store });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let asked!: () => void;
+    const treeAsked = new Promise<void>((r) => (asked = r));
+    const load = s2.tree.bind(s2);
+    s2.tree = async (id, signal) => (asked(), await gate, load(id, signal)); // this repository has no cache: the read needs the index
+
+    const found = search(s2, 'note-0-1-2.txt', 200);
+    await treeAsked; // the walk reached a folder with a hit
+    const index = again.loadIndex({ background: true });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(again.index.packCount).toBe(0);
+    release();
+    expect((await found).map((h) => h.node.path.join('/'))).toEqual(['d/sub1/sub2/note-0-1-2.txt', 'd/sub1/sub2/note-0-1-2.txt']);
+    await index;
+    expect(again.indexLoaded).toBe(true);
+  });
+
   it('loads the outlines before the index when both are asked for together', async () => {
     const store = memoryOutlineStore();
     const { s } = await snapshotsOf([tree(1), tree(2)], store);
@@ -246,7 +270,7 @@ describe('name search across snapshots (the app)', () => {
 
     const outlines = s2.outlines();
     await outlinesAsked;
-    const index = again.loadIndex({ onFile: () => events.push('index file') });
+    const index = again.loadIndex({ background: true, onFile: () => events.push('index file') });
     await reachedPace;
     await new Promise((r) => setTimeout(r, 20));
     expect(again.index.packCount).toBe(0);

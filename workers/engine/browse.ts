@@ -105,6 +105,11 @@ function matcher(q: string): (names: readonly string[]) => number[] {
 export async function search(s: Session, query: string, limit = 200, signal?: AbortSignal): Promise<SearchHit[]> {
   const q = query.trim().toLowerCase();
   if (!q) return [];
+  // From the outlines a search needs no index: a background index load waits until it ends.
+  return s.fromCache(() => walkForNames(s, q, limit, signal));
+}
+
+async function walkForNames(s: Session, q: string, limit: number, signal?: AbortSignal): Promise<SearchHit[]> {
   const hits: SearchHit[] = [];
   const seen = new Set<string>();
   const keyOf = (tree: ID, path: string[]) => `${tree}\0${path.join('/')}`;

@@ -255,7 +255,7 @@ export class Engine implements EngineApi {
 
   /** After the list: the index (browsing needs it), and the offline cache's fill unless the page starts it. */
   #warmInBackground(s: Session, fill = true): void {
-    const index = s.repo.loadIndex().catch(() => {});
+    const index = s.repo.loadIndex({ background: true }).catch(() => {});
     if (fill) s.warmOfflineCache().catch(() => {});
     // The rest after the index, which the first folder opened waits for. Choosing SHA-256 and
     // AES takes ~0.2 s of timing: done now, a backup or restore starts without it.

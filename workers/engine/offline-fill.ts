@@ -76,6 +76,7 @@ export async function fillOfflineCache(
   await host.foregroundIdle();
   let reported = Promise.resolve();
   await host.repo.loadIndex({
+    background: true,
     signal,
     onFile: (done, total) => {
       p.indexFiles = done;

@@ -144,7 +144,7 @@ describe('the index load beside the offline cache', () => {
 
     const tree = s.tree(root);
     await getAsked; // the folder's read is open
-    const index = again.loadIndex({ onFile: () => events.push('index file') });
+    const index = again.loadIndex({ background: true, onFile: () => events.push('index file') });
     await reachedPace;
     await new Promise((r) => setTimeout(r, 20));
     expect(again.index.packCount).toBe(0);

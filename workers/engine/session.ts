@@ -48,7 +48,7 @@ export class Session {
   readonly #foreground = new Running();
   /**
    * Reads of the offline cache alone running now, which need no index (a folder's tree, search's
-   * outlines): an index load steps aside meanwhile (Repository.indexPace).
+   * outlines, a search): a background index load steps aside meanwhile (Repository.indexPace).
    */
   readonly #cacheReads = new Running();
   #listed!: () => void;
@@ -217,6 +217,11 @@ export class Session {
   }
 
   /** Every folder outline the offline cache keeps for search, by tree ID (empty without one). */
+  /** Runs `work`, which reads the offline cache and mostly needs no index (a search): a background index load waits meanwhile. */
+  fromCache<T>(work: () => Promise<T>): Promise<T> {
+    return this.#cacheReads.run(work);
+  }
+
   outlines(): Promise<Map<ID, Outline>> {
     const store = this.#outlineStore;
     if (!store) return Promise.resolve(new Map());
