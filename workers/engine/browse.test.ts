@@ -241,6 +241,29 @@ describe('name search across snapshots (the app)', () => {
     expect(again.indexLoaded).toBe(true);
   });
 
+  it('warms up a fresh session with the outlines, then the index', async () => {
+    const store = memoryOutlineStore();
+    const { s } = await snapshotsOf([tree(1), tree(2)], store);
+    await fill(s);
+    const again = await Repository.open(s.repo.backend, TEST_PASSWORD);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let asked!: () => void;
+    const outlinesAsked = new Promise<void>((r) => (asked = r));
+    const held: OutlineStore = { ...store, all: async (kind) => (asked(), await gate, store.all(kind)) };
+    const s2 = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false, outlines: held });
+    const warm = s2.warmUpIndex();
+    await outlinesAsked;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(again.index.packCount).toBe(0);
+    release();
+    await warm;
+    expect(again.indexLoaded).toBe(true);
+    const outlines = await s2.outlines();
+    expect(outlines.size).toBeGreaterThan(0);
+    expect(await treesRead(s2, () => search(s2, 'nothing'))).toEqual({ value: [], read: [] });
+  });
+
   it('loads the outlines before the index when both are asked for together', async () => {
     const store = memoryOutlineStore();
     const { s } = await snapshotsOf([tree(1), tree(2)], store);

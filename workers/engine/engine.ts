@@ -253,9 +253,9 @@ export class Engine implements EngineApi {
     return s;
   }
 
-  /** After the list: the index (browsing needs it), and the offline cache's fill unless the page starts it. */
+  /** After the list: the outlines and the index (./session.ts warmUpIndex), and the offline cache's fill unless the page starts it. */
   #warmInBackground(s: Session, fill = true): void {
-    const index = s.repo.loadIndex({ background: true }).catch(() => {});
+    const index = s.warmUpIndex().catch(() => {});
     if (fill) s.warmOfflineCache().catch(() => {});
     // The rest after the index, which the first folder opened waits for. Choosing SHA-256 and
     // AES takes ~0.2 s of timing: done now, a backup or restore starts without it.

@@ -217,6 +217,16 @@ export class Session {
   }
 
   /** Every folder outline the offline cache keeps for search, by tree ID (empty without one). */
+  /**
+   * After the list, in the background: search's outlines first, if the offline cache keeps any
+   * (search and the snapshot sizes use them, and they need no index: ~1 s at 100 snapshots of
+   * 200 000 files), then the index, paced (downloads, backups and folders the cache lacks need it).
+   */
+  async warmUpIndex(): Promise<void> {
+    await this.outlines();
+    await this.repo.loadIndex({ background: true });
+  }
+
   /** Runs `work`, which reads the offline cache and mostly needs no index (a search): a background index load waits meanwhile. */
   fromCache<T>(work: () => Promise<T>): Promise<T> {
     return this.#cacheReads.run(work);
