@@ -203,7 +203,11 @@ async function oneRun(app, loc, i) {
       await page.getByLabel(/Remember the bucket keys/).check();
       await page.getByLabel('Password', { exact: true }).fill(loc.password);
     });
-    if (process.env.SCALE_COLD_ONLY) return await logMarks(page).then(() => ({ cold, peakPssMiB: Math.round(peak / 1024) }));
+    if (process.env.SCALE_COLD_ONLY) {
+      await stopProfile?.();
+      await logMarks(page);
+      return { cold, peakPssMiB: Math.round(peak / 1024) };
+    }
     const browseCold = await browseNewest(page);
     const fill = await cacheFilled(page);
     const stored = await storedMiB(page);

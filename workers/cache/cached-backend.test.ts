@@ -81,6 +81,39 @@ describe('CachedBackend offline', () => {
     expect(store.listings.has('repo\0keys')).toBe(true); // unlisted types are listed on adoption
   });
 
+  it('does not look up a repository new to the cache for what it has not stored since; a known one it does', async () => {
+    const counted = (store: ReturnType<typeof memoryStore>) => {
+      const reads: string[] = [];
+      const getObject = store.getObject.bind(store);
+      const getListing = store.getListing.bind(store);
+      store.getObject = (r, t, n) => (reads.push(`${t}/${n}`), getObject(r, t, n));
+      store.getListing = (r, t) => (reads.push(`listing ${t}`), getListing(r, t));
+      return reads;
+    };
+    const { be, mem, store, snap, idx } = await cachedRepo();
+    const reads = counted(store);
+    await be.adoptRepository('repo'); // new to this cache
+    await be.settled();
+    reads.length = 0;
+    expectBytes(await be.load(snap.h), snap.data);
+    await listAll(be, 'snapshots');
+    expect(reads).toEqual([]);
+    await be.settled();
+    expectBytes(await be.load(snap.h), snap.data); // stored by this open: from the cache
+    expect(reads).toEqual([`snapshots/${snap.h.name}`]);
+    expect(be.stats.hits).toBe(1);
+
+    // The next open knows it: the cache is asked first.
+    const known = new CachedBackend(mem, { locationKey: 'loc', knownRepoId: 'repo', offline: () => false, store });
+    await known.adoptRepository('repo');
+    await known.settled();
+    reads.length = 0;
+    expectBytes(await known.load(snap.h), snap.data);
+    expectBytes(await known.load(idx.h), idx.data);
+    expect(reads).toEqual([`snapshots/${snap.h.name}`, `index/${idx.h.name}`]);
+    expect(known.stats.hits).toBe(1);
+  });
+
   it('opens a repository new to the cache even when the cache refuses every write', async () => {
     const mem = new MemoryBackend();
     const be = new CachedBackend(mem, { locationKey: 'loc', offline: () => false, store: memoryStore({ failing: () => true }) });

@@ -62,6 +62,13 @@ export class CachedBackend implements Backend {
   readonly #pending = new Map<string, { h: Handle; bytes: Uint8Array }>();
   readonly #pendingLists = new Map<FileType, FileInfo[]>();
   readonly #writes = new Set<Promise<unknown>>();
+  /**
+   * The cache held nothing of the adopted repository when it was opened: what this backend has
+   * not stored since (`#stored`) is not looked up (a cold open's 100 snapshot files would each
+   * wait for an IndexedDB read queued behind the writes of the ones before).
+   */
+  #fresh = false;
+  readonly #stored = new Set<string>();
   readonly stats: CacheStats = { hits: 0, misses: 0 };
 
   /** The inner backend's, where it has one (packs, which are not cached, are what gets prepared). */
@@ -103,6 +110,7 @@ export class CachedBackend implements Backend {
     const known = this.#opts.knownRepoId === repoId;
     if (this.#repoId && this.#repoId !== repoId) this.#pending.clear(); // another repository now lives here
     this.#repoId = repoId;
+    this.#fresh = !known;
     this.#track(this.#store.putLocation(this.#opts.locationKey, repoId, keyId));
     for (const { h, bytes } of this.#pending.values()) this.#remember(h, bytes);
     for (const [type, entries] of this.#pendingLists)
@@ -147,7 +155,7 @@ export class CachedBackend implements Backend {
     const repo = this.#repoId;
     // Content-addressed: a cached copy is the copy. The config is checked against the backend
     // while online (a new repository could have been created at the same place).
-    if (repo && (h.type !== 'config' || this.#opts.offline())) {
+    if (repo && (h.type !== 'config' || this.#opts.offline()) && this.#mayHold(h)) {
       const hit = await this.#store.getObject(repo, h.type as CachedType, h.name).catch(() => undefined);
       if (hit) {
         this.stats.hits++;
@@ -189,7 +197,7 @@ export class CachedBackend implements Backend {
     let entries: FileInfo[];
     if (this.#opts.offline()) entries = await this.#cachedListing(type);
     else {
-      const fallback = this.#repoId ? await this.#store.getListing(this.#repoId, type as CachedType).catch(() => undefined) : undefined;
+      const fallback = this.#repoId && !this.#fresh ? await this.#store.getListing(this.#repoId, type as CachedType).catch(() => undefined) : undefined;
       const timeout = fallback ? AbortSignal.timeout(this.#opts.listTimeoutMs ?? 10_000) : undefined;
       const signal = timeout && opts?.signal ? AbortSignal.any([opts.signal, timeout]) : (timeout ?? opts?.signal);
       try {
@@ -249,7 +257,13 @@ export class CachedBackend implements Backend {
       this.#pending.set(`${h.type}/${h.name}`, { h, bytes });
       return;
     }
+    this.#stored.add(`${h.type}/${h.name}`);
     this.#track(this.#store.putObject(this.#repoId, h.type as CachedType, h.name, bytes));
+  }
+
+  /** Whether the cache may hold `h` (see #fresh). */
+  #mayHold(h: Handle): boolean {
+    return !this.#fresh || this.#stored.has(`${h.type}/${h.name}`);
   }
 
   #track(p: Promise<unknown>): void {
