@@ -125,13 +125,13 @@ describe('name search across snapshots (the app)', () => {
     expect(notes.filter((h) => h.node.name === 'note-0-3-3.txt')).toHaveLength(1);
   });
 
-  it('loads several trees at once while it walks', async () => {
-    const { s } = await snapshotsOf([tree(1)]);
+  /** Makes each tree read of `s` take a moment and counts how many run at once at most. */
+  function readsAtOnce(s: Session): { most: number } {
     const load = s.tree.bind(s);
+    const reads = { most: 0 };
     let running = 0;
-    let most = 0;
     s.tree = async (id, signal) => {
-      most = Math.max(most, ++running);
+      reads.most = Math.max(reads.most, ++running);
       await new Promise((r) => setTimeout(r, 1));
       try {
         return await load(id, signal);
@@ -139,8 +139,14 @@ describe('name search across snapshots (the app)', () => {
         running--;
       }
     };
+    return reads;
+  }
+
+  it('loads several trees at once while it walks', async () => {
+    const { s } = await snapshotsOf([tree(1)]);
+    const reads = readsAtOnce(s);
     expect(await search(s, 'nothing')).toEqual([]);
-    expect(most).toBeGreaterThanOrEqual(4);
+    expect(reads.most).toBeGreaterThanOrEqual(4);
   });
 
   /** The offline fill as the app runs it, with the session's outline writer. */
@@ -201,20 +207,9 @@ describe('name search across snapshots (the app)', () => {
     const store = memoryOutlineStore();
     const { s } = await snapshotsOf([tree(1)], store);
     await fill(s);
-    const load = s.tree.bind(s);
-    let running = 0;
-    let most = 0;
-    s.tree = async (id, signal) => {
-      most = Math.max(most, ++running);
-      await new Promise((r) => setTimeout(r, 1));
-      try {
-        return await load(id, signal);
-      } finally {
-        running--;
-      }
-    };
+    const reads = readsAtOnce(s);
     expect(await search(s, 'note', 1000)).toHaveLength(85); // a note in each of the 85 folders
-    expect(most).toBeGreaterThanOrEqual(4);
+    expect(reads.most).toBeGreaterThanOrEqual(4);
   });
 
   it('holds a background index load while it searches, and still ends when a folder it reads needs the index', async () => {
