@@ -125,6 +125,24 @@ describe('name search across snapshots (the app)', () => {
     expect(notes.filter((h) => h.node.name === 'note-0-3-3.txt')).toHaveLength(1);
   });
 
+  /** A gate the test holds shut: `pass()` waits at it (`reached` says something got there), `open()` lets all through. */
+  function heldGate() {
+    let open!: () => void;
+    let reach!: () => void;
+    const shut = new Promise<void>((r) => (open = r));
+    const reached = new Promise<void>((r) => (reach = r));
+    return { pass: async () => (reach(), await shut), reached, open };
+  }
+
+  /** The same repository opened afresh (its index not loaded), in a session over `outlines`. */
+  async function reopened(s: Session, outlines: OutlineStore) {
+    const again = await Repository.open(s.repo.backend, TEST_PASSWORD);
+    return {
+      again,
+      s2: new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false, outlines }),
+    };
+  }
+
   /** Makes each tree read of `s` take a moment and counts how many run at once at most. */
   function readsAtOnce(s: Session): { most: number } {
     const load = s.tree.bind(s);
@@ -216,21 +234,17 @@ describe('name search across snapshots (the app)', () => {
     const store = memoryOutlineStore();
     const { s } = await snapshotsOf([tree(1), tree(2)], store);
     await fill(s);
-    const again = await Repository.open(s.repo.backend, TEST_PASSWORD);
-    const s2 = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false, outlines: store });
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let asked!: () => void;
-    const treeAsked = new Promise<void>((r) => (asked = r));
+    const { again, s2 } = await reopened(s, store);
+    const gate = heldGate();
     const load = s2.tree.bind(s2);
-    s2.tree = async (id, signal) => (asked(), await gate, load(id, signal)); // this repository has no cache: the read needs the index
+    s2.tree = async (id, signal) => (await gate.pass(), load(id, signal)); // this repository has no cache: the read needs the index
 
     const found = search(s2, 'note-0-1-2.txt', 200);
-    await treeAsked; // the walk reached a folder with a hit
+    await gate.reached; // the walk reached a folder with a hit
     const index = again.loadIndex({ background: true });
     await new Promise((r) => setTimeout(r, 20));
     expect(again.index.packCount).toBe(0);
-    release();
+    gate.open();
     expect((await found).map((h) => h.node.path.join('/'))).toEqual(['d/sub1/sub2/note-0-1-2.txt', 'd/sub1/sub2/note-0-1-2.txt']);
     await index;
     expect(again.indexLoaded).toBe(true);
@@ -240,18 +254,13 @@ describe('name search across snapshots (the app)', () => {
     const store = memoryOutlineStore();
     const { s } = await snapshotsOf([tree(1), tree(2)], store);
     await fill(s);
-    const again = await Repository.open(s.repo.backend, TEST_PASSWORD);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let asked!: () => void;
-    const outlinesAsked = new Promise<void>((r) => (asked = r));
-    const held: OutlineStore = { ...store, all: async (kind) => (asked(), await gate, store.all(kind)) };
-    const s2 = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false, outlines: held });
+    const gate = heldGate();
+    const { again, s2 } = await reopened(s, { ...store, all: async (kind) => (await gate.pass(), store.all(kind)) });
     const warm = s2.warmUpIndex();
-    await outlinesAsked;
+    await gate.reached;
     await new Promise((r) => setTimeout(r, 20));
     expect(again.index.packCount).toBe(0);
-    release();
+    gate.open();
     await warm;
     expect(again.indexLoaded).toBe(true);
     const outlines = await s2.outlines();
@@ -264,35 +273,30 @@ describe('name search across snapshots (the app)', () => {
     const { s } = await snapshotsOf([tree(1), tree(2)], store);
     await fill(s);
     // A fresh open of the same repository: the index not loaded, the outlines' read held.
-    const again = await Repository.open(s.repo.backend, TEST_PASSWORD);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let asked!: () => void;
-    const outlinesAsked = new Promise<void>((r) => (asked = r));
+    const gate = heldGate();
     const events: string[] = [];
     const held: OutlineStore = {
       ...store,
       all: async (kind) => {
-        asked();
-        await gate;
+        await gate.pass();
         const got = await store.all(kind);
         events.push(`${kind} read`);
         return got;
       },
     };
-    const s2 = new Session({ loc: { kind: 'opfs', name: 'test' }, locationKey: 'opfs:test', repo: again, offline: false, remembered: false, outlines: held });
+    const { again, s2 } = await reopened(s, held);
     const pace = again.indexPace!;
     let paced!: () => void;
     const reachedPace = new Promise<void>((r) => (paced = r));
     again.indexPace = () => (paced(), pace());
 
     const outlines = s2.outlines();
-    await outlinesAsked;
+    await gate.reached;
     const index = again.loadIndex({ background: true, onFile: () => events.push('index file') });
     await reachedPace;
     await new Promise((r) => setTimeout(r, 20));
     expect(again.index.packCount).toBe(0);
-    release();
+    gate.open();
     expect((await outlines).size).toBeGreaterThan(0);
     await index;
     expect(events.at(-1)).toBe('index file');

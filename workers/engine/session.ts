@@ -216,7 +216,6 @@ export class Session {
     return tree;
   }
 
-  /** Every folder outline the offline cache keeps for search, by tree ID (empty without one). */
   /**
    * After the list, in the background: search's outlines first, if the offline cache keeps any
    * (search and the snapshot sizes use them, and they need no index: ~1 s at 100 snapshots of
@@ -232,6 +231,7 @@ export class Session {
     return this.#cacheReads.run(work);
   }
 
+  /** Every folder outline the offline cache keeps for search, by tree ID (empty without one). */
   outlines(): Promise<Map<ID, Outline>> {
     const store = this.#outlineStore;
     if (!store) return Promise.resolve(new Map());

@@ -7,7 +7,7 @@
 import type { ID } from '../../core/id';
 import { throwIfAborted } from '../../core/errors';
 import type { RepoStats } from '../api';
-import type { Outline } from './name-index';
+import { outlineOf, type Outline } from './name-index';
 import type { Session } from './session';
 
 /** Per session: what the index held when it was last counted, and each tree's total file size. */
@@ -44,17 +44,10 @@ async function treeBytes(s: Session, id: ID, memo: Map<ID, number>, outlines: Re
   const known = memo.get(id);
   if (known !== undefined) return known;
   throwIfAborted(signal);
-  const outline = outlines.get(id);
-  let total = 0;
-  if (outline?.bytes !== undefined) {
-    total = outline.bytes;
-    for (const [, sub] of outline.dirs) total += await treeBytes(s, sub, memo, outlines, signal);
-  } else {
-    for (const n of (await s.tree(id, signal)).nodes) {
-      if (n.type === 'file') total += n.size ?? 0;
-      else if (n.type === 'dir' && n.subtree) total += await treeBytes(s, n.subtree, memo, outlines, signal);
-    }
-  }
+  const kept = outlines.get(id);
+  const { bytes = 0, dirs } = kept?.bytes !== undefined ? kept : outlineOf(await s.tree(id, signal));
+  let total = bytes;
+  for (const [, sub] of dirs) total += await treeBytes(s, sub, memo, outlines, signal);
   memo.set(id, total);
   return total;
 }
