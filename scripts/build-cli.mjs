@@ -18,7 +18,12 @@ const arg = (name) => {
   const i = process.argv.indexOf(name);
   return i < 0 ? undefined : process.argv[i + 1];
 };
-const entries = { cairn: 'cli/cairn.ts', 'file-saver-worker': 'cli/pool/file-saver-worker.ts', 'decode-worker': 'cli/pool/decode-worker.ts' };
+const entries = {
+  cairn: 'cli/cairn.ts',
+  'file-saver-worker': 'cli/pool/file-saver-worker.ts',
+  'decode-worker': 'cli/pool/decode-worker.ts',
+  'stat-worker': 'cli/pool/stat-worker.ts',
+};
 const TEST_KDF_FILE = path.join(root, 'test/helpers/test-kdf.json');
 const VARIANTS = { shipped: { dir: 'dist/cli', testHooks: false }, test: { dir: 'dist/cli-test', testHooks: true } };
 

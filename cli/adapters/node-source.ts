@@ -5,11 +5,12 @@
 import fs from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
-import { closeSync, fstatSync, lstatSync, openSync, read as readCb, readFileSync, readlinkSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, read as readCb, readFileSync } from 'node:fs';
 import { CairnError } from '../../core/errors';
-import { GoTime } from '../../core/data/go-time';
 import { goFileModeFromUnix, nodeTypeFromGoFileMode, RESTIC_MODE_MASK } from '../../core/data/file-mode';
 import { unlistable, type FileContentReader, type SourceEntry, type SourceFS } from '../../core/archiver/source';
+import { bundledStatWorker, StatThread } from '../pool/stat-thread';
+import { BIGS, INTS, lstatBatch, sizeAt, timeAt, type LstatBatch } from './lstat-records';
 
 const PIECE = 1 << 20;
 
@@ -28,11 +29,6 @@ function idNames(file: string): Map<number, string> {
 
 let users: Map<number, string> | undefined;
 let groups: Map<number, string> | undefined;
-
-function localTime(ns: bigint): GoTime {
-  const ms = Number(ns / 1_000_000n);
-  return GoTime.fromUnixNanos(ns, -new Date(ms).getTimezoneOffset() * 60);
-}
 
 function sourceError(p: string, e: unknown): CairnError {
   const code = (e as NodeJS.ErrnoException).code;
@@ -53,79 +49,92 @@ function sourceError(p: string, e: unknown): CairnError {
  * its atime, so a real one would make every backup's trees new (0.14 stored it).
  */
 export async function nodeEntry(p: string, withAtime = false): Promise<SourceEntry> {
-  let st: BigIntStats;
-  try {
-    st = await fs.lstat(p, { bigint: true });
-  } catch (e) {
-    throw sourceError(p, e);
-  }
-  const entry = entryOf(p, st, withAtime);
-  if (entry.node.type === 'symlink') entry.node.linkTarget = await fs.readlink(p).catch(() => '');
-  return entry;
+  return nodeEntrySync(p, withAtime);
 }
 
-/** The same, synchronously: a listing lstats its entries one after the other, as restic does. */
+/** The same, synchronously. */
 function nodeEntrySync(p: string, withAtime: boolean): SourceEntry {
-  let st: BigIntStats;
-  try {
-    st = lstatSync(p, { bigint: true });
-  } catch (e) {
-    throw sourceError(p, e);
-  }
-  const entry = entryOf(p, st, withAtime);
-  if (entry.node.type === 'symlink') {
-    try {
-      entry.node.linkTarget = readlinkSync(p);
-    } catch {
-      entry.node.linkTarget = '';
-    }
-  }
-  return entry;
+  const batch = lstatBatch(path.dirname(p), [path.basename(p)]);
+  const failed = batch.errors[0];
+  if (failed) throw sourceError(p, errnoError(failed));
+  return entryAt(batch, 0, p, path.basename(p), withAtime, batch.links[0]?.[1]);
 }
 
-function entryOf(p: string, st: BigIntStats, withAtime: boolean): SourceEntry {
+function errnoError([, code, message]: [number, string | undefined, string]): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code });
+}
+
+/** The entry at position `i` of an lstat batch (lstat-records.ts). */
+function entryAt(batch: LstatBatch, i: number, p: string, name: string, withAtime: boolean, linkTarget: string | undefined): SourceEntry {
   users ??= idNames('/etc/passwd');
   groups ??= idNames('/etc/group');
-  const mode = (goFileModeFromUnix(Number(st.mode)) & RESTIC_MODE_MASK) >>> 0;
+  const ints = batch.ints;
+  const at = i * INTS;
+  const mode = (goFileModeFromUnix(ints[at]!) & RESTIC_MODE_MASK) >>> 0;
   const type = nodeTypeFromGoFileMode(mode) ?? 'irregular';
-  const uid = Number(st.uid),
-    gid = Number(st.gid);
-  const size = type === 'file' ? Number(st.size) : 0;
-  const mtime = localTime(st.mtimeNs);
+  const uid = ints[at + 1]!,
+    gid = ints[at + 2]!;
+  const size = type === 'file' ? sizeAt(batch, i) : 0;
+  const mtime = timeAt(batch, i, 0);
   const entry: SourceEntry = {
     path: p,
     size,
     ref: p,
     node: {
-      name: path.basename(p),
+      name,
       type,
       mode,
       mtime,
-      atime: withAtime ? localTime(st.atimeNs) : mtime,
-      ctime: localTime(st.ctimeNs),
+      atime: withAtime ? timeAt(batch, i, 1) : mtime,
+      ctime: timeAt(batch, i, 2),
       uid,
       gid,
       user: users.get(uid),
       group: groups.get(gid),
-      inode: st.ino,
-      deviceId: st.dev,
+      inode: batch.bigs[i * BIGS]!,
+      deviceId: batch.bigs[i * BIGS + 1]!,
       // restic records the link count of files, symlinks and devices only (fs/node.go nodeFillExtra).
-      links: type === 'file' || type === 'symlink' || type === 'dev' || type === 'chardev' ? Number(st.nlink) : undefined,
+      links: type === 'file' || type === 'symlink' || type === 'dev' || type === 'chardev' ? ints[at + 3]! : undefined,
       size: type === 'file' ? size : undefined,
     },
   };
-  if (type === 'dev' || type === 'chardev') entry.node.device = st.rdev;
+  if (type === 'dev' || type === 'chardev') entry.node.device = batch.bigs[i * BIGS + 2]!;
+  if (type === 'symlink') entry.node.linkTarget = linkTarget ?? '';
   return entry;
+}
+
+/** The entries of `names` in `dir`, from one lstat batch: an entry, or the SOURCE_READ error in its place. */
+function entriesAt(batch: LstatBatch, dir: string, names: readonly string[], withAtime: boolean): (SourceEntry | CairnError)[] {
+  const out: (SourceEntry | CairnError)[] = new Array(names.length);
+  const failed = new Map(batch.errors.map((e) => [e[0], e]));
+  let link = 0;
+  for (let i = 0; i < names.length; i++) {
+    const p = path.join(dir, names[i]!);
+    const f = failed.get(i);
+    if (f) {
+      out[i] = sourceError(p, errnoError(f));
+      continue;
+    }
+    const target = batch.links[link]?.[0] === i ? batch.links[link++]![1] : undefined;
+    out[i] = entryAt(batch, i, p, names[i]!, withAtime, target);
+  }
+  return out;
 }
 
 /** Entries lstat'ed between two turns of the event loop (the savers' messages wait meanwhile). */
 const LSTAT_BATCH = 512;
 
-/** The file system as the archiver reads it; `withAtime` records real access times (restic --with-atime). */
-export function nodeSource(opts: { withAtime?: boolean } = {}): SourceFS {
-  const entry = (p: string) => nodeEntry(p, opts.withAtime);
+/**
+ * The file system as the archiver reads it; `withAtime` records real access times (restic
+ * --with-atime). `statWorker`: the stat thread's script (default: the bundled CLI's; from
+ * sources there is none and batches are lstat'ed on this thread).
+ */
+export function nodeSource(opts: { withAtime?: boolean; statWorker?: URL } = {}): SourceFS {
+  const withAtime = opts.withAtime ?? false;
+  const statWorker = opts.statWorker ?? bundledStatWorker();
+  let thread: StatThread | undefined;
   return {
-    stat: (p) => entry(p),
+    stat: (p) => nodeEntry(p, withAtime),
     async readDir(dir, onError) {
       let names: string[];
       try {
@@ -133,17 +142,15 @@ export function nodeSource(opts: { withAtime?: boolean } = {}): SourceFS {
       } catch (e) {
         throw unlistable(dir.path, sourceError(dir.path, e).message, e);
       }
-      // Synchronous lstat: ~20× less CPU per entry than a promise through libuv's pool, which
-      // is what a folder of 200 000 small files costs most on the coordinator.
+      // Synchronous lstat: ~20× less CPU per entry than a promise through libuv's pool.
       const out: SourceEntry[] = [];
-      for (let i = 0; i < names.length; i++) {
-        const p = path.join(dir.path, names[i]!);
-        try {
-          out.push(nodeEntrySync(p, opts.withAtime ?? false));
-        } catch (e) {
-          onError(p, e);
+      for (let i = 0; i < names.length; i += LSTAT_BATCH) {
+        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        const some = names.slice(i, i + LSTAT_BATCH);
+        for (const e of entriesAt(lstatBatch(dir.path, some), dir.path, some, withAtime)) {
+          if (e instanceof CairnError) onError(e.detail['path'] as string, e);
+          else out.push(e);
         }
-        if (i % LSTAT_BATCH === LSTAT_BATCH - 1) await new Promise<void>((resolve) => setImmediate(resolve));
       }
       return out;
     },
@@ -154,8 +161,13 @@ export function nodeSource(opts: { withAtime?: boolean } = {}): SourceFS {
         throw unlistable(dir.path, sourceError(dir.path, e).message, e);
       }
     },
-    // Synchronous lstat, as in readDir: the walk takes its entries one after the other.
-    entryOf: (dir, name) => nodeEntrySync(path.join(dir.path, name), opts.withAtime ?? false),
+    entryOf: (dir, name) => nodeEntrySync(path.join(dir.path, name), withAtime),
+    // On a thread of their own: the lstats (and a cold disk's waits) overlap the walk's work.
+    async entriesOf(dir, names) {
+      if (statWorker) thread ??= new StatThread(statWorker);
+      const batch = thread ? await thread.lstat(dir.path, names) : lstatBatch(dir.path, names);
+      return entriesAt(batch, dir.path, names, withAtime);
+    },
     components: (p) => path.resolve(p).split(path.sep).filter(Boolean),
     join: (c) => path.sep + c.join(path.sep),
     absolute: (p) => path.resolve(p),

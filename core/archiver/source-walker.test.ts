@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initEngine, memRepo } from '../../test/helpers/mem-repo';
 import { MemSource } from '../../test/helpers/mem-source';
 import { CairnError } from '../errors';
-import { decodeTree } from '../data';
+import { decodeTree, sortByName } from '../data';
+import { AHEAD_BATCH } from './entries-ahead';
 import type { Repository } from '../repository/repository';
 import { ProgressTracker } from '../progress';
 import { BackupStats, type CompletedItem } from './backup-stats';
@@ -95,6 +96,29 @@ function namesOnly(src: MemSource, vanished = new Set<string>()) {
   return { lstats, readDirs: () => readDirs };
 }
 
+/** `src` made to list names only and read entries in batches (SourceFS.entriesOf); each batch's names are recorded, `vanished` paths are errors in place. */
+function batchesOnly(src: MemSource, vanished = new Set<string>()) {
+  const batches: string[][] = [];
+  const readDir = src.readDir.bind(src);
+  const lazy: Required<Pick<SourceFS, 'readNames' | 'entriesOf'>> & { entryOf: SourceFS['entryOf'] } = {
+    readNames: async (dir) => (await readDir(dir, () => {})).map((e) => e.node.name),
+    entryOf: () => {
+      throw new Error('entryOf used where entriesOf is given');
+    },
+    entriesOf: async (dir, names) => {
+      batches.push(names.map((n) => `${dir.path}/${n}`));
+      return Promise.all(
+        names.map((name) => {
+          const p = `${dir.path}/${name}`;
+          return vanished.has(p) ? new CairnError('SOURCE_READ', `${p}: vanished before it could be read`, { detail: { path: p } }) : src.stat(p);
+        }),
+      );
+    },
+  };
+  Object.assign(src, lazy);
+  return batches;
+}
+
 describe('SourceWalker', () => {
   beforeAll(initEngine);
 
@@ -119,6 +143,31 @@ describe('SourceWalker', () => {
     expect(seen.lstats.sort()).toEqual(['/d/a', '/d/a/x.txt', '/d/b.txt', '/d/c.txt', '/d/gone.txt']); // each once
     expect(t.warnings.list.map((w) => [w.path, w.code])).toEqual([['/d/gone.txt', 'SOURCE_READ']]);
     // Every name counted as a waiting file stopped waiting, whatever it turned out to be.
+    expect(t.scheduler.filesWaiting).toBe(0);
+  });
+
+  it('walks a source that reads entries in batches ahead (entriesOf): the same trees, each name asked for once, in walk order', async () => {
+    const { repo } = await memRepo();
+    await repo.loadIndex();
+    const many: Record<string, { data: Uint8Array }> = {};
+    for (let i = 0; i < 3 * AHEAD_BATCH + 7; i++) many[`f${i}`] = { data: text(`file ${i}`) };
+    const layout = () => ({ d: { ...many, sub: { 'x.txt': { data: text('x') } }, 'gone.txt': { data: text('g') } } });
+    const full = new MemSource(layout());
+    const eager = walker(repo, full, (p) => p.endsWith('gone.txt'));
+    const expected = await eager.w.root(buildTargetTree(full, ['/d']), undefined);
+    await eager.finish();
+
+    const src = new MemSource(layout());
+    const batches = batchesOnly(src, new Set(['/d/gone.txt']));
+    const t = walker(repo, src);
+    const root = await t.w.root(buildTargetTree(src, ['/d']), undefined);
+    await t.finish();
+    expect(root.subtree).toBe(expected.subtree);
+    expect(t.warnings.list.map((w) => [w.path, w.code])).toEqual([['/d/gone.txt', 'SOURCE_READ']]);
+    expect(Math.max(...batches.map((b) => b.length))).toBe(AHEAD_BATCH);
+    const inD = batches.filter((b) => b[0]!.startsWith('/d/') && !b[0]!.startsWith('/d/sub/')).flat();
+    expect(inD).toEqual(sortByName(Object.keys(layout().d), (n) => ({ name: n })).map((n) => `/d/${n}`));
+    expect(batches.flat().filter((p) => p.startsWith('/d/sub/'))).toEqual(['/d/sub/x.txt']);
     expect(t.scheduler.filesWaiting).toBe(0);
   });
 

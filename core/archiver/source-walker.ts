@@ -9,6 +9,7 @@ import { sortByName, TreeBuilder, type Node, type Tree } from '../data';
 import type { BackupStats, CompletedItem } from './backup-stats';
 import type { FileArchiver } from './file-archiver';
 import type { ListingScheduler } from './listing-scheduler';
+import { EntriesAhead } from './entries-ahead';
 import { bareDir, ParentNodes } from './parent';
 import { isUnlistable, type SourceEntry, type SourceFS } from './source';
 import type { TargetDir } from './targets';
@@ -101,14 +102,16 @@ export class SourceWalker {
     return [children, oldTree];
   }
 
-  /** A listed child's entry: as listed, or (a name) lstat'ed now; undefined (warned) when it cannot be read. */
-  async #resolve(dir: SourceEntry | undefined, c: Listed, i: number): Promise<SourceEntry | undefined> {
+  /** A listed child's entry: as listed, or (a name) lstat'ed now or `ahead`; undefined (warned) when it cannot be read. */
+  async #resolve(dir: SourceEntry | undefined, c: Listed, i: number, ahead: EntriesAhead | undefined): Promise<SourceEntry | undefined> {
     if (typeof c !== 'string') return c;
     const d = this.#d;
-    // Names are lstat'ed synchronously one after the other: other work gets a turn now and then.
+    // Names may be lstat'ed synchronously one after the other: other work gets a turn now and then.
     if (i % RESOLVE_BATCH === RESOLVE_BATCH - 1) await new Promise<void>((r) => macrotask(r));
     try {
-      return await d.source.entryOf!(dir!, c, d.signal);
+      const got = ahead ? await ahead.get(i) : await d.source.entryOf!(dir!, c, d.signal);
+      if (got instanceof CairnError) throw got;
+      return got;
     } catch (e) {
       if (!(e instanceof CairnError && e.code === 'SOURCE_READ')) throw e;
       d.warn(typeof e.detail['path'] === 'string' ? e.detail['path'] : c, e);
@@ -171,6 +174,8 @@ export class SourceWalker {
    */
   async #children(dir: SourceEntry | undefined, listed: Listed[], parent: ParentNodes, write: (n: Node) => void): Promise<void> {
     const children: (Listed | undefined)[] = listed;
+    const { entriesOf } = this.#d.source;
+    const ahead = entriesOf && dir && typeof listed[0] === 'string' ? new EntriesAhead(this.#d.source, dir, children, this.#d.signal) : undefined;
     // Per entry: undefined while it runs, null when it was left out, else its node until written.
     const done: (Node | null | undefined)[] = new Array<Node | null | undefined>(children.length);
     let next = 0;
@@ -202,7 +207,7 @@ export class SourceWalker {
     let i = 0;
     for (; i < children.length && !failure; i++) {
       const listedAsFile = countsAsFile(children[i]!);
-      const child = await this.#resolve(dir, children[i]!, i).catch((e: unknown) => void ((failure ??= { e }), this.#d.scheduler.fail(e)));
+      const child = await this.#resolve(dir, children[i]!, i, ahead).catch((e: unknown) => void ((failure ??= { e }), this.#d.scheduler.fail(e)));
       if (failure) break;
       children[i] = undefined;
       // Counted as a listed file: it stops waiting here unless a saver is to take it.

@@ -52,6 +52,13 @@ export interface SourceFS {
   readNames?(dir: SourceEntry, signal?: AbortSignal): Promise<string[]>;
   /** The entry `name` of the directory `dir` (lstat); a SOURCE_READ error if it cannot be read (vanished, no permission). */
   entryOf?(dir: SourceEntry, name: string, signal?: AbortSignal): SourceEntry | Promise<SourceEntry>;
+  /**
+   * Optional, preferred over `entryOf` by the walk: the entries of `names` in `dir`, in that
+   * order, each an entry or the SOURCE_READ error `entryOf` would have thrown. The walk asks a
+   * few batches ahead of where it is, so a source can lstat elsewhere (another thread) while the
+   * walk works on the entries before.
+   */
+  entriesOf?(dir: SourceEntry, names: string[], signal?: AbortSignal): Promise<(SourceEntry | CairnError)[]>;
   /** Splits a target into the path components restic records ("/home/u" → ["home","u"]). */
   components(path: string): string[];
   /** Joins components back into a path this SourceFS can stat. */

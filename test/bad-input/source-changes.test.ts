@@ -32,14 +32,14 @@ describe('source files that change during the backup', () => {
 
   it('reports them, keeps going, and records what was actually read', async () => {
     const repo = await openLocal(repoDir);
-    // Each change comes right after the entry's lstat: the walk takes a folder's metadata entry by entry.
+    // Each change comes right after the entry's lstat: the walk takes a folder's metadata a batch of names at a time.
     const faulty: SourceFS = {
       ...nodeSourceFS,
-      async entryOf(entry, name) {
-        const e = await nodeSourceFS.entryOf!(entry, name);
-        if (name === 'vanishes.txt') await rm(join(src, 'vanishes.txt')); // stat'ed, gone before it is read
-        if (name === 'grows.log') await appendFile(join(src, 'grows.log'), 'more\n'.repeat(500)); // grows after stat
-        return e;
+      async entriesOf(entry, names) {
+        const got = await nodeSourceFS.entriesOf!(entry, names);
+        if (names.includes('vanishes.txt')) await rm(join(src, 'vanishes.txt')); // stat'ed, gone before it is read
+        if (names.includes('grows.log')) await appendFile(join(src, 'grows.log'), 'more\n'.repeat(500)); // grows after stat
+        return got;
       },
     };
     const warnings: string[] = [];
@@ -84,10 +84,10 @@ describe('source files that change during the backup', () => {
     };
     const faulty: SourceFS = {
       ...nodeSourceFS,
-      async entryOf(entry, name) {
-        const e = await nodeSourceFS.entryOf!(entry, name);
-        await change[name]?.(join(src2, name));
-        return e;
+      async entriesOf(entry, names) {
+        const got = await nodeSourceFS.entriesOf!(entry, names);
+        for (const name of names) await change[name]?.(join(src2, name));
+        return got;
       },
     };
     const warnings: string[] = [];
