@@ -212,6 +212,7 @@ export const nodeFileReader: FileContentReader = {
     const p = ref as string;
     const fd = openRegular(p);
     return {
+      shortReadEnds: true,
       readInto(buf) {
         // Asynchronous, so a worker computes on another file while the disk reads this one.
         return new Promise<number>((resolve, reject) => {

@@ -98,4 +98,35 @@ describe('FileSaver', () => {
       await packs.flush();
     }
   });
+
+  it('a reader whose short reads end the file is not asked again for a file that ended where it was listed; one that grew or shrank is read to its end', async () => {
+    const files = new Map<string, Uint8Array>([
+      ['empty', new Uint8Array(0)],
+      ['tiny', seededBytes(1, 10)],
+      ['small', seededBytes(2, 60_000)],
+      ['grew', seededBytes(3, 3_500_000)],
+      ['shrank', seededBytes(4, 5_000)],
+    ]);
+    const listed: Record<string, number> = { empty: 0, tiny: 10, small: 60_000, grew: 100, shrank: 6_000 };
+    const reads: Record<string, number> = {};
+    const base = reader(files, 1 << 20, true);
+    const counting: FileContentReader = {
+      ...base,
+      async open(ref, size) {
+        const f = await base.open!(ref, size);
+        return { ...f, shortReadEnds: true, readInto: (buf) => ((reads[ref as string] = (reads[ref as string] ?? 0) + 1), f.readInto(buf)) };
+      },
+    };
+    const key = Key.random();
+    const packs = new PackerManager({ key, saver: new MemoryBackend(), onPackSaved: () => {} });
+    const saver = new FileSaver({ key, polynomial: TEST_POL, version: 2, compression: 'auto', packs, reader: counting, claim: async () => true });
+    for (const [name, data] of files) {
+      const saved = await saver.save({ ref: name, path: name, size: listed[name]! });
+      expect(saved.size, name).toBe(data.length);
+      expect(saved.content, name).toEqual(await referenceIDs(data));
+    }
+    await packs.flush();
+    // One read each where the file ended as listed; to the read that returns 0 where it did not.
+    expect(reads).toEqual({ empty: 1, tiny: 1, small: 1, grew: 6, shrank: 2 });
+  });
 });

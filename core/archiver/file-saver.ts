@@ -87,6 +87,10 @@ class FileCut {
   readonly #chunker: Chunker;
   readonly #buffers: ChunkBuffers;
   readonly #small: boolean;
+  /** The file's size as listed. */
+  readonly #size: number;
+  /** Bytes read so far. */
+  #read = 0;
   readonly #onBytes: ((n: number) => void) | undefined;
   readonly #signal: AbortSignal | undefined;
   #buf: Uint8Array | undefined;
@@ -97,6 +101,7 @@ class FileCut {
     this.#chunker = chunker;
     this.#buffers = buffers;
     this.#small = isSmallJob(job);
+    this.#size = job.size;
     this.#onBytes = onBytes;
     this.#signal = signal;
   }
@@ -159,10 +164,14 @@ class FileCut {
       throwIfAborted(this.#signal);
       if (this.#filled === this.#buffer().length) this.#buf = this.#buffers.grow(this.#buffer(), this.#filled);
       const buf = this.#buf!;
-      const n = await file.readInto(buf.subarray(this.#filled, this.#filled + Math.min(PIECE, buf.length - this.#filled)));
+      const want = Math.min(PIECE, buf.length - this.#filled);
+      const n = await file.readInto(buf.subarray(this.#filled, this.#filled + want));
       if (n === 0) return;
       this.#filled += n;
+      this.#read += n;
       await this.#scan(this.#filled - n);
+      // Ended short where the listing said it ends: no read only to find the end (one per file).
+      if (file.shortReadEnds && n < want && this.#read === this.#size) return;
     }
   }
 

@@ -89,6 +89,12 @@ export interface OpenedFile {
    * file read together with others). Called instead of readInto, never after it.
    */
   readAll?(): Promise<Uint8Array>;
+  /**
+   * A read that returns fewer bytes than asked is at the file's end, as for a regular file on
+   * a local file system. The saver then skips the read that would return 0 when the file
+   * ended where its listing said (a file that grew fills the read and is read on).
+   */
+  shortReadEnds?: boolean;
   close(): void | Promise<void>;
 }
 
