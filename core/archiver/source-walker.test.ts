@@ -77,6 +77,14 @@ async function names(repo: Repository, tree: string, path: string[] = []): Promi
   return out;
 }
 
+/** `/d` of `src` walked to its root node and every pack stored. */
+async function walkD(repo: Repository, src: MemSource, exclude?: (p: string) => boolean) {
+  const t = walker(repo, src, exclude);
+  const root = await t.w.root(buildTargetTree(src, ['/d']), undefined);
+  await t.finish();
+  return { root, t };
+}
+
 /** `src` made to list names only (SourceFS.readNames); `entryOf` records each lstat and fails for the paths in `vanished`. */
 function namesOnly(src: MemSource, vanished = new Set<string>()) {
   const lstats: string[] = [];
@@ -128,16 +136,11 @@ describe('SourceWalker', () => {
     const layout = () => ({
       d: { 'b.txt': { data: text('b') }, a: { 'x.txt': { data: text('x') } }, 'c.txt': { data: text('c') }, 'gone.txt': { data: text('g') } },
     });
-    const full = new MemSource(layout());
-    const eager = walker(repo, full, (p) => p.endsWith('gone.txt'));
-    const expected = await eager.w.root(buildTargetTree(full, ['/d']), undefined);
-    await eager.finish();
+    const { root: expected } = await walkD(repo, new MemSource(layout()), (p) => p.endsWith('gone.txt'));
 
     const src = new MemSource(layout());
     const seen = namesOnly(src, new Set(['/d/gone.txt']));
-    const t = walker(repo, src);
-    const root = await t.w.root(buildTargetTree(src, ['/d']), undefined);
-    await t.finish();
+    const { root, t } = await walkD(repo, src);
     expect(root.subtree).toBe(expected.subtree);
     expect(seen.readDirs()).toBe(0);
     expect(seen.lstats.sort()).toEqual(['/d/a', '/d/a/x.txt', '/d/b.txt', '/d/c.txt', '/d/gone.txt']); // each once
@@ -152,16 +155,11 @@ describe('SourceWalker', () => {
     const many: Record<string, { data: Uint8Array }> = {};
     for (let i = 0; i < 3 * AHEAD_BATCH + 7; i++) many[`f${i}`] = { data: text(`file ${i}`) };
     const layout = () => ({ d: { ...many, sub: { 'x.txt': { data: text('x') } }, 'gone.txt': { data: text('g') } } });
-    const full = new MemSource(layout());
-    const eager = walker(repo, full, (p) => p.endsWith('gone.txt'));
-    const expected = await eager.w.root(buildTargetTree(full, ['/d']), undefined);
-    await eager.finish();
+    const { root: expected } = await walkD(repo, new MemSource(layout()), (p) => p.endsWith('gone.txt'));
 
     const src = new MemSource(layout());
     const batches = batchesOnly(src, new Set(['/d/gone.txt']));
-    const t = walker(repo, src);
-    const root = await t.w.root(buildTargetTree(src, ['/d']), undefined);
-    await t.finish();
+    const { root, t } = await walkD(repo, src);
     expect(root.subtree).toBe(expected.subtree);
     expect(t.warnings.list.map((w) => [w.path, w.code])).toEqual([['/d/gone.txt', 'SOURCE_READ']]);
     expect(Math.max(...batches.map((b) => b.length))).toBe(AHEAD_BATCH);
