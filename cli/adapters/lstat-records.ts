@@ -21,9 +21,9 @@ export const INTS = 12;
 export const BIGS = 3;
 
 export interface LstatBatch {
-  secs: Float64Array;
-  ints: Uint32Array;
-  bigs: BigUint64Array;
+  secs: Float64Array<ArrayBuffer>;
+  ints: Uint32Array<ArrayBuffer>;
+  bigs: BigUint64Array<ArrayBuffer>;
   /** Symlink targets by position (an unreadable one as ''). */
   links: [number, string][];
   /** Names that could not be lstat'ed: position, errno code, message. */
