@@ -9,7 +9,7 @@ import path from 'node:path';
 import { GoTime } from '../../core/data/go-time';
 
 /** Whole seconds per entry, in a Float64Array: mtime, atime, ctime. */
-export const SECS = 3;
+const SECS = 3;
 /**
  * 32-bit numbers per entry, in a Uint32Array: mode, uid, gid, nlink, size (low, high 32 bits),
  * then (nanoseconds, zone offset as int32) for mtime, atime, ctime. Read back as 32-bit
