@@ -89,8 +89,6 @@ class FileCut {
   readonly #small: boolean;
   /** The file's size as listed. */
   readonly #size: number;
-  /** Bytes read so far. */
-  #read = 0;
   readonly #onBytes: ((n: number) => void) | undefined;
   readonly #signal: AbortSignal | undefined;
   #buf: Uint8Array | undefined;
@@ -168,10 +166,10 @@ class FileCut {
       const n = await file.readInto(buf.subarray(this.#filled, this.#filled + want));
       if (n === 0) return;
       this.#filled += n;
-      this.#read += n;
       await this.#scan(this.#filled - n);
       // Ended short where the listing said it ends: no read only to find the end (one per file).
-      if (file.shortReadEnds && n < want && this.#read === this.#size) return;
+      // Bytes read so far are those saved in chunks plus those still in the buffer.
+      if (file.shortReadEnds && n < want && this.out.size + this.#filled === this.#size) return;
     }
   }
 
