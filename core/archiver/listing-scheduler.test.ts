@@ -58,6 +58,25 @@ describe('ListingScheduler', () => {
     expect(s.failure?.e).toBeInstanceOf(Error);
   });
 
+  it('a turn asked for after a failure or a cancel throws at once, even with the queue full of files that will never start', async () => {
+    const settled = (p: Promise<unknown>) =>
+      Promise.race([
+        p.then(
+          () => 'listed',
+          (e: Error) => e.message,
+        ),
+        tick().then(() => 'still waiting'),
+      ]);
+    const ac = new AbortController();
+    for (const stop of ['fail', 'abort'] as const) {
+      const s = new ListingScheduler({ parallel: 1, queue: 10 }, ac.signal);
+      await s.turn(async () => s.filesListed(10)); // a folder's files: the walk stops before they start
+      if (stop === 'fail') s.fail(new Error('boom'));
+      else ac.abort();
+      expect(await settled(s.turn(async () => 'never'))).toBe(stop === 'fail' ? 'boom' : 'operation cancelled');
+    }
+  });
+
   it('a cancel lets waiting turns go, and they throw ABORTED', async () => {
     const ac = new AbortController();
     const s = new ListingScheduler({ parallel: 1, queue: 0 }, ac.signal);

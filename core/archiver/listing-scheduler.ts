@@ -41,11 +41,12 @@ export class ListingScheduler {
 
   /** Runs `fn` (a listing) in its turn; call filesListed() inside it, before the turn ends. */
   async turn<T>(fn: () => Promise<T>): Promise<T> {
+    // After a failure or cancellation nothing wakes a new waiter: files listed then never start.
+    this.#throwIfStopped();
     if (this.#waiting.length === 0 && this.#mayList()) this.#listing++;
     else await new Promise<void>((resolve) => this.#waiting.push(resolve)); // #wake counts us in
     try {
-      if (this.#failure) throw this.#failure.e;
-      throwIfAborted(this.#signal);
+      this.#throwIfStopped();
       return await fn();
     } finally {
       this.#listing--;
@@ -72,6 +73,11 @@ export class ListingScheduler {
 
   dispose(): void {
     this.#signal?.removeEventListener('abort', this.#wake);
+  }
+
+  #throwIfStopped(): void {
+    if (this.#failure) throw this.#failure.e;
+    throwIfAborted(this.#signal);
   }
 
   #mayList(): boolean {
