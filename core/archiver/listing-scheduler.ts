@@ -4,7 +4,7 @@
 // what the listings under way add, instead of every file of a 50k-file folder at once (restic:
 // one sequential walker feeding bounded savers). A directory waiting for its children holds no
 // turn, and files drain without one, so the walk cannot deadlock. Once the walk failed or was
-// cancelled, every waiting turn is given at once and throws.
+// cancelled, every waiting turn is given at once and throws, and so does every later one.
 
 import { throwIfAborted } from '../errors';
 
