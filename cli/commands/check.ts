@@ -66,11 +66,11 @@ export async function run(ctx: Context<typeof flags>): Promise<number> {
     ({ repo }) => {
       // The threads start on first use: an empty request starts them now, so they are up by the
       // time the structure checks are done and the first pack is read.
-      decoders?.decodePack(repo.key, new Uint8Array(0), [], ctx.signal).catch(() => {});
+      decoders?.verifyPack(repo.key, new Uint8Array(0), [], ctx.signal).catch(() => {});
       return check(repo, {
         readData,
         readDataSubset: subset,
-        decodePack: decoders?.decodePack,
+        verifyPack: decoders?.verifyPack,
         readConcurrency: os.availableParallelism() + 2,
         signal: ctx.signal,
         onMessage: say,

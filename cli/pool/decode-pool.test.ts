@@ -52,6 +52,13 @@ describe('nodeDecodePool', () => {
         expect('plain' in res && Buffer.from(res.plain).equals(Buffer.from(plains[i]!)), `blob ${i}`).toBe(true);
       }
       expect('error' in together.results[2]! && isCairnError(together.results[2].error, 'MAC_MISMATCH')).toBe(true);
+      // Verified only (in place, so in a copy): one answer per blob, no plain bytes, the same memory back.
+      const copy = new Uint8Array(20 << 20);
+      copy.set(together.bytes);
+      const verified = await pool.verifyPack(key, copy.subarray(0, offset), blobs);
+      expect(verified.bytes.buffer.byteLength).toBe(20 << 20);
+      expect(verified.errors.map((e) => e === undefined)).toEqual([true, true, false, true]);
+      expect(isCairnError(verified.errors[2], 'MAC_MISMATCH')).toBe(true);
       const r = await pool.decodePack(key, together.bytes, blobs);
       expect(r.bytes.buffer.byteLength).toBe(20 << 20); // the same memory came back
       expect(r.bytes.length).toBe(offset);

@@ -7,7 +7,7 @@ import type { ID } from '../id';
 import type { PackedBlob } from '../pack/header';
 import { expectedPackSize } from '../pack/reader';
 import type { Repository } from '../repository/repository';
-import type { PackDecoder } from '../restorer/restorer';
+import type { PackVerifier } from '../restorer/decode-pool';
 import { filesUsing } from './affected';
 import { checkKeys, checkLocks, loadIndexes } from './objects';
 import { checkPackList } from './packs';
@@ -25,7 +25,7 @@ export interface CheckOptions {
   /** For the random subsets (x%, size); Math.random by default. */
   random?: () => number;
   /** Verifies blobs on other threads while packs are read (see read-packs.ts). */
-  decodePack?: PackDecoder;
+  verifyPack?: PackVerifier;
   /** Packs read at once. */
   readConcurrency?: number;
   signal?: AbortSignal;
@@ -76,7 +76,7 @@ async function readData(repo: Repository, indexed: Map<ID, PackedBlob[]>, stored
     packs = [...indexed.keys()];
   }
   const list = packs.filter((p) => stored.has(p)).map((id) => ({ id, size: stored.get(id)!, blobs: indexed.get(id)! }));
-  await readPacks(repo, list, problem, { signal: opts.signal, decodePack: opts.decodePack, concurrency: opts.readConcurrency, onProgress: opts.onProgress });
+  await readPacks(repo, list, problem, { signal: opts.signal, verifyPack: opts.verifyPack, concurrency: opts.readConcurrency, onProgress: opts.onProgress });
 }
 
 /** Adds to each problem with damaged or missing data the files that use it. */

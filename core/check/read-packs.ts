@@ -1,6 +1,6 @@
 // check --read-data (restic Checker.ReadPacks): every chosen pack read whole, its bytes hashed
 // against its name, its header decrypted and compared with the index, and each blob decrypted,
-// decompressed and hashed. Packs go into reused buffers; with a `decodePack` (the CLI's decode
+// decompressed and hashed. Packs go into reused buffers; with a `verifyPack` (the decode
 // threads) the blobs are verified on other cores while this thread reads and hashes the next
 // packs, so a check uses every core as restic's does.
 
@@ -10,9 +10,9 @@ import type { PackedBlob } from '../pack/header';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { readPackHeader } from '../pack/reader';
 import { mapLimit } from '../concurrency/concurrency';
-import { decodeBlob } from '../repository/blob-codec';
+import { decodeBlob, scratchFor } from '../repository/blob-codec';
 import type { Repository } from '../repository/repository';
-import type { PackDecoder } from '../restorer/restorer';
+import type { PackVerifier } from '../restorer/decode-pool';
 import { memoryLoader } from './memory-loader';
 import { stripBlob, stripPack } from './packs';
 import { problemFrom, type Report } from './problems';
@@ -23,8 +23,8 @@ export type ProblemSink = Report;
 export interface ReadPacksOptions {
   signal?: AbortSignal;
   /** Verifies a pack's blobs elsewhere (threads); without it they are verified here. */
-  decodePack?: PackDecoder;
-  /** Packs in flight at once (default 2; more with `decodePack`, so reads and decoding overlap). */
+  verifyPack?: PackVerifier;
+  /** Packs in flight at once (default 2; more with `verifyPack`, so reads and decoding overlap). */
   concurrency?: number;
   onProgress?: (done: number, total: number, what: string) => void;
 }
@@ -81,7 +81,19 @@ async function checkPackData(
   return back.buffer === into.buffer ? into : new Uint8Array(back.buffer);
 }
 
+/** Whether both list the same blobs at the same places (in any order): what an intact pack shows. */
+function sameBlobs(a: PackedBlob[], b: PackedBlob[]): boolean {
+  if (a.length !== b.length) return false;
+  const byOffset = (list: PackedBlob[]) => [...list].sort((x, y) => x.offset - y.offset);
+  const sb = byOffset(b);
+  return byOffset(a).every((x, i) => {
+    const y = sb[i]!;
+    return x.offset === y.offset && x.length === y.length && x.type === y.type && x.id === y.id;
+  });
+}
+
 function compareWithIndex(pack: ID, header: PackedBlob[], indexBlobs: PackedBlob[], problem: ProblemSink): void {
+  if (sameBlobs(header, indexBlobs)) return;
   const key = (b: PackedBlob) => `${b.type}:${b.id}:${b.offset}:${b.length}`;
   const inHeader = new Set(header.map(key));
   for (const b of indexBlobs) {
@@ -134,19 +146,21 @@ async function verifyBlobs(
     return false;
   });
   const overlaps = overlapping(inside);
-  if (opts.decodePack && overlaps.size === 0 && inside.length > 0) {
-    const r = await opts.decodePack(
+  if (opts.verifyPack && overlaps.size === 0 && inside.length > 0) {
+    const r = await opts.verifyPack(
       repo.key,
       bytes,
       inside.map((b) => ({ ...b, packID: pack })),
       opts.signal,
     );
-    r.results.forEach((res, i) => 'error' in res && blobProblem(inside[i]!, res.error));
+    r.errors.forEach((e, i) => e !== undefined && blobProblem(inside[i]!, e));
     return r.bytes;
   }
+  // Each compressed blob is decompressed into one buffer, hashed and dropped.
+  const scratch = scratchFor(inside);
   for (const b of inside) {
     try {
-      await decodeBlob(repo.key, bytes.subarray(b.offset, b.offset + b.length), { ...b, packID: pack }, !overlaps.has(b));
+      await decodeBlob(repo.key, bytes.subarray(b.offset, b.offset + b.length), { ...b, packID: pack }, !overlaps.has(b), scratch);
     } catch (e) {
       blobProblem(b, e);
     }

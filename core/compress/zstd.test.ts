@@ -122,6 +122,19 @@ describe('zstd binding', () => {
     }
   });
 
+  it('with into, a result that fits is written into the given buffer; one that does not gets a buffer of its own', () => {
+    const small = generate({ kind: 'text', seed: 7, size: 64 << 10 });
+    const into = new Uint8Array(100 << 10);
+    const got = decompress(compress(small), small.length, undefined, { into });
+    expect(got.buffer).toBe(into.buffer);
+    expect(got.byteOffset).toBe(0);
+    expect(sha(got)).toBe(sha(small));
+    const tooSmall = new Uint8Array(1024);
+    const own = decompress(compress(small), small.length, undefined, { into: tooSmall });
+    expect(own.buffer).not.toBe(tooSmall.buffer);
+    expect(sha(own)).toBe(sha(small));
+  });
+
   it('compresses text well, zeros extremely well, and random data not at all', () => {
     expect(compress(generate({ kind: 'text', seed: 3, size: MiB })).length).toBeLessThan(MiB / 2);
     expect(compress(new Uint8Array(8 * MiB)).length).toBeLessThan(2048);

@@ -186,10 +186,12 @@ function declaredSize(frame: Uint8Array): number {
  * view of that instance's memory instead of a copy: for callers that read the bytes and drop
  * them (trees), it saves copying tens of MB into fresh pages. Such a view cannot be transferred
  * to another thread, and it keeps the instance's memory (the frame too) until it is dropped.
+ * With `into` (a caller's reused buffer, at least `plainSize` bytes), the result is a view of it.
  */
-export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_PLAIN, opts?: { view?: boolean }): Uint8Array {
+export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_PLAIN, opts?: { view?: boolean; into?: Uint8Array }): Uint8Array {
   const z = instanceFor(Math.max(frame.length, plainSize ?? 0, Math.min(declaredSize(frame), MAX_PLAIN)));
   const keep = opts?.view === true && z !== zstd; // (the shared instance's memory is used again)
+  const out: Out = keep ? 'view' : (opts?.into ?? 'copy');
   const limit = Math.min(maxSize, MAX_PLAIN);
   if (plainSize !== undefined && plainSize > limit) {
     throw new CairnError('DECOMPRESS_FAILED', `expected ${plainSize} bytes, more than the ${limit} allowed`);
@@ -206,16 +208,16 @@ export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_
     }
     if (declared >= 0) {
       if (declared > limit) throw new CairnError('DECOMPRESS_FAILED', `zstd frame declares ${declared} bytes, more than the ${limit} allowed`);
-      return decompressInto(z, src, frame.length, declared, true, keep);
+      return decompressInto(z, src, frame.length, declared, true, out);
     }
     const most = plainSize ?? limit;
     for (let cap = Math.min(most, Math.max(64 * 1024, frame.length * 16)); ; cap = Math.min(most, cap * 2)) {
-      const out = decompressInto(z, src, frame.length, cap, false, keep);
-      if (out) {
-        if (plainSize !== undefined && out.length !== plainSize) {
-          throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${out.length} bytes, expected ${plainSize}`);
+      const got = decompressInto(z, src, frame.length, cap, false, out);
+      if (got) {
+        if (plainSize !== undefined && got.length !== plainSize) {
+          throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${got.length} bytes, expected ${plainSize}`);
         }
-        return out;
+        return got;
       }
       if (cap >= most) {
         throw new CairnError(
@@ -229,11 +231,16 @@ export function decompress(frame: Uint8Array, plainSize?: number, maxSize = MAX_
   }
 }
 
+/**
+ * Where a result goes: a copy of its own, a view of the instance's memory (an instance about
+ * to be dropped), or a view of the caller's buffer (copied there when it fits, else a copy).
+ */
+type Out = 'copy' | 'view' | Uint8Array;
+
 /** One decompression attempt into `cap` bytes; undefined (when !exact) if it fails. */
-/** With `keep` (an instance about to be dropped), a result is a view of its memory, not a copy. */
-function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: true, keep: boolean): Uint8Array;
-function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: false, keep: boolean): Uint8Array | undefined;
-function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: boolean, keep: boolean): Uint8Array | undefined {
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: true, to: Out): Uint8Array;
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: false, to: Out): Uint8Array | undefined;
+function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact: boolean, to: Out): Uint8Array | undefined {
   const dst = z.x.s(Math.max(1, cap));
   if (dst === 0) throw new CairnError('DECOMPRESS_FAILED', 'zstd: out of memory');
   let kept = false;
@@ -247,9 +254,13 @@ function decompressInto(z: Zstd, src: number, srcLen: number, cap: number, exact
     }
     if (exact && n >>> 0 !== cap) throw new CairnError('DECOMPRESS_FAILED', `zstd frame gave ${n >>> 0} bytes, expected ${cap}`);
     const out = new Uint8Array(z.x.f.buffer, dst, n >>> 0);
-    if (keep) {
+    if (to === 'view') {
       kept = true;
       return out;
+    }
+    if (to !== 'copy' && to.length >= out.length) {
+      to.set(out);
+      return to.subarray(0, out.length);
     }
     garbageMade(n >>> 0);
     return out.slice();

@@ -70,9 +70,13 @@ export interface BlobRef {
   packID?: ID;
 }
 
-/** Opens a stored blob, decompresses it and checks that it hashes to its ID. */
-/** With `inPlace`, `sealed` is decrypted over itself (see seal.open) and may be returned as a view. */
-export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inPlace = false): Promise<Uint8Array> {
+/**
+ * Opens a stored blob, decompresses it and checks that it hashes to its ID. With `inPlace`,
+ * `sealed` is decrypted over itself (see seal.open) and may be returned as a view. With `into`
+ * (a reused buffer of at least the plain size), a compressed blob is decompressed into it and
+ * returned as a view of it.
+ */
+export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inPlace = false, into?: Uint8Array): Promise<Uint8Array> {
   const where = ref.packID ? ` in pack ${ref.packID.slice(0, 8)}` : '';
   const detail = { blob: ref.id, type: ref.type, pack: ref.packID };
   let plain: Uint8Array;
@@ -84,7 +88,7 @@ export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inP
   if (ref.uncompressedLength > 0) {
     try {
       // Every reader of a tree parses it and drops the bytes: a large one needs no copy out of zstd's memory.
-      plain = decompress(plain, ref.uncompressedLength, undefined, { view: ref.type === 'tree' });
+      plain = decompress(plain, ref.uncompressedLength, undefined, { view: ref.type === 'tree', into });
     } catch (e) {
       throw new CairnError('DECOMPRESS_FAILED', `${ref.type} blob ${ref.id.slice(0, 8)}${where} does not decompress: ${(e as Error).message}`, {
         cause: e,
@@ -97,6 +101,19 @@ export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inP
     throw new CairnError('HASH_MISMATCH', `${ref.type} blob ${ref.id.slice(0, 8)}${where} has the wrong content (hash ${got.slice(0, 8)})`, { detail });
   }
   return plain;
+}
+
+/**
+ * Plain sizes up to this share one buffer when blobs are only verified; a larger blob (or what
+ * a damaged entry claims) is decompressed into a buffer of its own, as without one.
+ */
+const SCRATCH_MAX = 16 << 20;
+
+/** A buffer to decompress each of `blobs` into in turn (decodeBlob's `into`), for callers that hash and drop them. */
+export function scratchFor(blobs: readonly { uncompressedLength: number }[]): Uint8Array {
+  let n = 0;
+  for (const b of blobs) if (b.uncompressedLength <= SCRATCH_MAX && b.uncompressedLength > n) n = b.uncompressedLength;
+  return new Uint8Array(n);
 }
 
 /** The first bytes of every zstd frame (RFC 8878); a tree's JSON starts with `{`. */

@@ -20,10 +20,16 @@ export interface ToDecoder {
   own?: boolean;
   /** With `own`: all of them together in one new ArrayBuffer instead (one transfer, not one per blob). */
   together?: boolean;
+  /** Only verify (check --read-data): no plain blob comes back, each result is `verified` or the error. */
+  verify?: boolean;
 }
 
-/** Where a decoded blob is: in the returned buffer, in (part of) an extra buffer, or why it failed. */
-export type DecodedRef = ({ at: number; length: number } | { extra: number; at?: number; length?: number } | { error: SerializedError }) & { crc?: number };
+/** Where a decoded blob is: in the returned buffer, in (part of) an extra buffer, nowhere (verified only), or why it failed. */
+export type DecodedRef = (
+  { at: number; length: number } | { extra: number; at?: number; length?: number } | { verified: true } | { error: SerializedError }
+) & {
+  crc?: number;
+};
 
 export type FromDecoder =
   | { type: 'ready' }

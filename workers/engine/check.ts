@@ -51,7 +51,7 @@ export async function runCheck(
       signal,
       readData: share.kind === 'all',
       readDataSubset: share.kind === 'group' ? { kind: 'bucket', n: share.n, t: share.t } : undefined,
-      decodePack: decoders?.decodePack,
+      verifyPack: decoders?.verifyPack,
       readConcurrency: saverWorkerCount({}) + 2,
       onMessage: (line) => {
         progress.phase = PHASES.find(([re]) => re.test(line))?.[1] ?? progress.phase;
