@@ -147,17 +147,12 @@ async function verifyBlobs(
   });
   const overlaps = overlapping(inside);
   if (opts.verifyPack && overlaps.size === 0 && inside.length > 0) {
-    const r = await opts.verifyPack(
-      repo.key,
-      bytes,
-      inside.map((b) => ({ ...b, packID: pack })),
-      opts.signal,
-    );
+    const r = await opts.verifyPack(repo.key, bytes, inside, opts.signal);
     r.errors.forEach((e, i) => e !== undefined && blobProblem(inside[i]!, e));
     return r.bytes;
   }
   // Each compressed blob is decompressed into one buffer, hashed and dropped.
-  const scratch = scratchFor(inside);
+  const scratch = scratchFor(inside.map((b) => b.uncompressedLength));
   for (const b of inside) {
     try {
       await decodeBlob(repo.key, bytes.subarray(b.offset, b.offset + b.length), { ...b, packID: pack }, !overlaps.has(b), scratch);

@@ -5,7 +5,8 @@ import { CairnError } from '../errors';
 import { compress, decompress } from '../compress';
 import { open, seal, EXTENSION } from '../crypto/seal';
 import type { Key } from '../crypto/keys';
-import { hashID, type ID } from '../id';
+import { hashID, toHex, type ID } from '../id';
+import { primitives } from '../crypto/primitives';
 import type { BlobType } from '../pack/header';
 
 export type CompressionMode = 'auto' | 'off' | 'max';
@@ -70,6 +71,38 @@ export interface BlobRef {
   packID?: ID;
 }
 
+/** What names a blob in an error. */
+type Named = Pick<BlobRef, 'type' | 'id' | 'packID'>;
+
+function blobFailure(code: 'MAC_MISMATCH' | 'DECOMPRESS_FAILED' | 'HASH_MISMATCH', ref: Named, what: string, cause?: unknown): CairnError {
+  const where = ref.packID ? ` in pack ${ref.packID.slice(0, 8)}` : '';
+  return new CairnError(code, `${ref.type} blob ${ref.id.slice(0, 8)}${where} ${what}`, { cause, detail: { blob: ref.id, type: ref.type, pack: ref.packID } });
+}
+
+/** Opens a stored blob and decompresses it (see decodeBlob); `name` is asked for only when it fails. */
+async function plainOf(
+  key: Key,
+  sealed: Uint8Array,
+  form: { type: BlobType; uncompressedLength: number },
+  name: () => Named,
+  inPlace: boolean,
+  into: Uint8Array | undefined,
+): Promise<Uint8Array> {
+  let plain: Uint8Array;
+  try {
+    plain = await open(key, sealed, inPlace);
+  } catch (e) {
+    throw blobFailure('MAC_MISMATCH', name(), 'fails authentication (corrupt)', e);
+  }
+  if (form.uncompressedLength === 0) return plain;
+  try {
+    // Every reader of a tree parses it and drops the bytes: a large one needs no copy out of zstd's memory.
+    return decompress(plain, form.uncompressedLength, undefined, { view: form.type === 'tree', into });
+  } catch (e) {
+    throw blobFailure('DECOMPRESS_FAILED', name(), `does not decompress: ${(e as Error).message}`, e);
+  }
+}
+
 /**
  * Opens a stored blob, decompresses it and checks that it hashes to its ID. With `inPlace`,
  * `sealed` is decrypted over itself (see seal.open) and may be returned as a view. With `into`
@@ -77,30 +110,25 @@ export interface BlobRef {
  * returned as a view of it.
  */
 export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inPlace = false, into?: Uint8Array): Promise<Uint8Array> {
-  const where = ref.packID ? ` in pack ${ref.packID.slice(0, 8)}` : '';
-  const detail = { blob: ref.id, type: ref.type, pack: ref.packID };
-  let plain: Uint8Array;
-  try {
-    plain = await open(key, sealed, inPlace);
-  } catch (e) {
-    throw new CairnError('MAC_MISMATCH', `${ref.type} blob ${ref.id.slice(0, 8)}${where} fails authentication (corrupt)`, { cause: e, detail });
-  }
-  if (ref.uncompressedLength > 0) {
-    try {
-      // Every reader of a tree parses it and drops the bytes: a large one needs no copy out of zstd's memory.
-      plain = decompress(plain, ref.uncompressedLength, undefined, { view: ref.type === 'tree', into });
-    } catch (e) {
-      throw new CairnError('DECOMPRESS_FAILED', `${ref.type} blob ${ref.id.slice(0, 8)}${where} does not decompress: ${(e as Error).message}`, {
-        cause: e,
-        detail,
-      });
-    }
-  }
+  const plain = await plainOf(key, sealed, ref, () => ref, inPlace, into);
   const got = await hashID(plain);
-  if (got !== ref.id) {
-    throw new CairnError('HASH_MISMATCH', `${ref.type} blob ${ref.id.slice(0, 8)}${where} has the wrong content (hash ${got.slice(0, 8)})`, { detail });
-  }
+  if (got !== ref.id) throw blobFailure('HASH_MISMATCH', ref, `has the wrong content (hash ${got.slice(0, 8)})`);
   return plain;
+}
+
+/**
+ * Checks a stored blob as decodeBlob does, failing with the same errors, for a caller that
+ * drops the bytes: decrypted in place, its ID as bytes (no hex string unless it fails).
+ */
+export async function verifyBlob(
+  key: Key,
+  sealed: Uint8Array,
+  ref: { type: BlobType; id: Uint8Array; uncompressedLength: number },
+  into?: Uint8Array,
+): Promise<void> {
+  const name = () => ({ type: ref.type, id: toHex(ref.id) });
+  const got = await primitives().sha256(await plainOf(key, sealed, ref, name, true, into));
+  for (let i = 0; i < 32; i++) if (got[i] !== ref.id[i]) throw blobFailure('HASH_MISMATCH', name(), `has the wrong content (hash ${toHex(got).slice(0, 8)})`);
 }
 
 /**
@@ -109,10 +137,10 @@ export async function decodeBlob(key: Key, sealed: Uint8Array, ref: BlobRef, inP
  */
 const SCRATCH_MAX = 16 << 20;
 
-/** A buffer to decompress each of `blobs` into in turn (decodeBlob's `into`), for callers that hash and drop them. */
-export function scratchFor(blobs: readonly { uncompressedLength: number }[]): Uint8Array {
+/** A buffer to decompress each blob of these plain sizes into in turn (`into`), for callers that hash and drop them. */
+export function scratchFor(plainSizes: Iterable<number>): Uint8Array {
   let n = 0;
-  for (const b of blobs) if (b.uncompressedLength <= SCRATCH_MAX && b.uncompressedLength > n) n = b.uncompressedLength;
+  for (const size of plainSizes) if (size <= SCRATCH_MAX && size > n) n = size;
   return new Uint8Array(n);
 }
 

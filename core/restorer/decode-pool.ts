@@ -7,14 +7,15 @@
 // Threads start on first use. The thread side is `decodeRequest`.
 
 import { Key } from '../crypto/keys';
-import { deserializeError, serializeError, throwIfAborted } from '../errors';
+import { deserializeError, serializeError, throwIfAborted, type SerializedError } from '../errors';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
-import { decodeBlob, plainLength, scratchFor } from '../repository/blob-codec';
+import { decodeBlob, plainLength, scratchFor, verifyBlob } from '../repository/blob-codec';
 import { crc32 } from './crc32';
 import { smallGarbageMade } from '../memory/garbage';
 import type { PackDecoder } from './restorer';
-import type { DecodedRef, DecodeInit, FromDecoder, ToDecoder } from './decode-messages';
-import type { BlobLocation } from '../index/master-index';
+import type { BlobList, DecodedRef, DecodeInit, DecodeRequest, FromDecoder, ToDecoder, VerifyRequest } from './decode-messages';
+import type { PackedBlob } from '../pack/header';
+import { fromHex } from '../id';
 
 export type { DecodeInit, FromDecoder, ToDecoder };
 
@@ -28,13 +29,14 @@ export interface DecodeThread {
 export type SpawnDecoder = (init: DecodeInit, events: { message(m: FromDecoder): void; failed(e: unknown): void }) => DecodeThread;
 
 /**
- * Verifies `blobs` (offsets relative to `bytes`) of one pack range as PackDecoder decodes them,
- * but hands back no plain bytes: each result is undefined (verified) or that blob's error.
+ * Verifies `blobs` (offsets relative to `bytes`) of one pack range as PackDecoder decodes them
+ * (decrypting them in place), but hands back no plain bytes: each result is undefined
+ * (verified) or that blob's error.
  */
 export type PackVerifier = (
   key: Key,
   bytes: Uint8Array,
-  blobs: BlobLocation[],
+  blobs: readonly PackedBlob[],
   signal?: AbortSignal,
 ) => Promise<{ bytes: Uint8Array; errors: (unknown | undefined)[] }>;
 
@@ -44,9 +46,21 @@ export interface DecodePool {
   close(): Promise<void>;
 }
 
-type Flags = Pick<ToDecoder, 'crc' | 'own' | 'together' | 'verify'>;
+/** A request without its range (filled in by the pool). */
+type Ask = Omit<DecodeRequest, 'id' | 'buffer' | 'offset' | 'length'> | Omit<VerifyRequest, 'id' | 'buffer' | 'offset' | 'length'>;
 
-type Decoded = Extract<FromDecoder, { type: 'decoded' }>;
+type Decoded = Extract<FromDecoder, { type: 'decoded' | 'verified' }>;
+
+/** `blobs` as a BlobList, and the buffers to transfer with it. */
+function blobList(blobs: readonly PackedBlob[]): { list: BlobList; transfer: ArrayBuffer[] } {
+  const list = { ids: new Uint8Array(32 * blobs.length), types: new Uint8Array(blobs.length), fields: new Float64Array(3 * blobs.length) };
+  blobs.forEach((b, i) => {
+    fromHex(b.id, list.ids.subarray(32 * i, 32 * i + 32));
+    list.types[i] = b.type === 'tree' ? 1 : 0;
+    list.fields.set([b.offset, b.length, b.uncompressedLength], 3 * i);
+  });
+  return { list, transfer: [list.ids.buffer, list.types.buffer, list.fields.buffer] };
+}
 
 interface Thread {
   thread: DecodeThread;
@@ -87,7 +101,7 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
   let nextId = 0;
 
   /** Sends one range to the least busy thread; its reply, and the range's bytes as they came back. */
-  async function request(key: Key, bytes: Uint8Array, blobs: BlobLocation[], signal: AbortSignal | undefined, flags: Flags) {
+  async function request(key: Key, bytes: Uint8Array, ask: Ask, signal: AbortSignal | undefined, more: ArrayBuffer[] = []) {
     throwIfAborted(signal);
     threads ??= startThreads(spawn, threadCount, { key: { encrypt: key.encrypt, macK: key.macK, macR: key.macR } });
     let t = threads[0]!;
@@ -104,7 +118,10 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
     try {
       const m = await new Promise<Decoded>((done, fail) => {
         t.waiting.set(id, { done, fail });
-        t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: byteOffset, length: byteLength, blobs, ...flags }, [src.buffer as ArrayBuffer]);
+        t.thread.post({ id, buffer: src.buffer as ArrayBuffer, offset: byteOffset, length: byteLength, ...ask } as ToDecoder, [
+          src.buffer as ArrayBuffer,
+          ...more,
+        ]);
       });
       return { m, back: new Uint8Array(m.buffer, byteOffset, byteLength) };
     } finally {
@@ -114,18 +131,22 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
 
   return {
     async decodePack(key, bytes, blobs, signal, opts) {
-      const { m, back } = await request(key, bytes, blobs, signal, { crc: opts?.crc, own: opts?.own, together: opts?.together });
+      const { m, back } = await request(key, bytes, { blobs, crc: opts?.crc, own: opts?.own, together: opts?.together }, signal);
+      if (m.type !== 'decoded') throw new Error(`decode thread: ${m.type} for a decode request`);
       const results = m.results.map((r) => {
         if ('error' in r) return { error: deserializeError(r.error) };
         if ('extra' in r) return { plain: r.at === undefined ? m.extras[r.extra]! : new Uint8Array(m.extras[r.extra]!.buffer, r.at, r.length), crc: r.crc };
-        if ('verified' in r) throw new Error('decode thread: a verify-only result for a decode request');
         return { plain: new Uint8Array(m.buffer, r.at, r.length), crc: r.crc };
       });
       return { bytes: back, results };
     },
     async verifyPack(key, bytes, blobs, signal) {
-      const { m, back } = await request(key, bytes, blobs, signal, { verify: true });
-      return { bytes: back, errors: m.results.map((r) => ('error' in r ? deserializeError(r.error) : undefined)) };
+      const { list, transfer } = blobList(blobs);
+      const { m, back } = await request(key, bytes, { verify: list }, signal, transfer);
+      if (m.type !== 'verified') throw new Error(`decode thread: ${m.type} for a verify request`);
+      const errors: unknown[] = new Array(blobs.length).fill(undefined);
+      for (const f of m.failures) errors[f.blob] = deserializeError(f.error);
+      return { bytes: back, errors };
     },
     async close() {
       if (threads) await Promise.all(threads.map((t) => t.thread.terminate()));
@@ -145,18 +166,44 @@ const SMALL_BLOB = 32 << 10;
 const BLOB_MESSAGE = 512;
 
 /**
- * Small blobs' garbage (the cipher's output, zstd's copy out unless verifying, the message's
- * objects) is below what the primitives count, yet a request of a thousand such blobs leaves
- * tens of MiB.
+ * Small blobs' garbage (the cipher's output, zstd's copy out, the message's objects) is below
+ * what the primitives count, yet a request of a thousand such blobs leaves tens of MiB.
  */
-function smallBlobsGarbage(m: ToDecoder): number {
+function smallBlobsGarbage(m: DecodeRequest): number {
   let small = 0;
-  for (const b of m.blobs) if (b.length < SMALL_BLOB) small += (m.verify ? 1 : 2) * b.length + BLOB_MESSAGE;
+  for (const b of m.blobs) if (b.length < SMALL_BLOB) small += 2 * b.length + BLOB_MESSAGE;
   return small;
 }
 
-/** Decodes one request (in place unless `own`; with `verify`, nothing plain kept); the reply and what to transfer with it. */
-export async function decodeRequest(key: Key, m: ToDecoder): Promise<{ reply: FromDecoder; transfer: ArrayBuffer[] }> {
+/** Decodes or verifies one request; the reply and what to transfer with it. */
+export function decodeRequest(key: Key, m: ToDecoder): Promise<{ reply: FromDecoder; transfer: ArrayBuffer[] }> {
+  return 'verify' in m ? verifyRequest(key, m) : decode(key, m);
+}
+
+/** Verifies each listed blob in place, each compressed one decompressed into one reused buffer, hashed and dropped. */
+async function verifyRequest(key: Key, m: VerifyRequest): Promise<{ reply: FromDecoder; transfer: ArrayBuffer[] }> {
+  const bytes = new Uint8Array(m.buffer, m.offset, m.length);
+  const { ids, types, fields } = m.verify;
+  const scratch = scratchFor(fields.filter((_, i) => i % 3 === 2));
+  const failures: { blob: number; error: SerializedError }[] = [];
+  let garbage = 0;
+  for (let i = 0; i < types.length; i++) {
+    const [offset, length, uncompressedLength] = [fields[3 * i]!, fields[3 * i + 1]!, fields[3 * i + 2]!];
+    const ref = { type: types[i] === 1 ? ('tree' as const) : ('data' as const), id: ids.subarray(32 * i, 32 * i + 32), uncompressedLength };
+    try {
+      await verifyBlob(key, bytes.subarray(offset, offset + length), ref, scratch);
+    } catch (e) {
+      failures.push({ blob: i, error: serializeError(e) });
+    }
+    if (length < SMALL_BLOB) garbage += length;
+  }
+  // The cipher's output for small blobs is below what the primitives count (see smallBlobsGarbage).
+  smallGarbageMade(garbage);
+  return { reply: { type: 'verified', id: m.id, buffer: m.buffer, failures }, transfer: [m.buffer] };
+}
+
+/** Decodes one request (in place unless `own`); the reply and what to transfer with it. */
+async function decode(key: Key, m: DecodeRequest): Promise<{ reply: FromDecoder; transfer: ArrayBuffer[] }> {
   const bytes = new Uint8Array(m.buffer, m.offset, m.length);
   const results: DecodedRef[] = [];
   const extras: Uint8Array[] = [];
@@ -164,15 +211,12 @@ export async function decodeRequest(key: Key, m: ToDecoder): Promise<{ reply: Fr
   // decodeBlob holds each blob to: zstd to the exact size, stored ones by their length).
   const out = m.own && m.together ? new Uint8Array(m.blobs.reduce((n, b) => n + plainLength(b.length, b.uncompressedLength), 0)) : undefined;
   if (out) extras.push(out);
-  // `verify`: each compressed blob is decompressed into one reused buffer, hashed and dropped.
-  const scratch = m.verify ? scratchFor(m.blobs) : undefined;
   let at = 0;
   for (const b of m.blobs) {
     try {
-      let plain = await decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, !m.own, scratch);
+      let plain = await decodeBlob(key, bytes.subarray(b.offset, b.offset + b.length), b, !m.own);
       const crc = m.crc ? crc32(plain) : undefined;
-      if (m.verify) results.push({ verified: true });
-      else if (out) {
+      if (out) {
         out.set(plain, at);
         results.push({ extra: 0, at, length: plain.length, crc });
         at += plain.length;

@@ -3,10 +3,11 @@ import { generate, seededBytes } from '../../test/fixtures/chunker/generate';
 import { initEngine } from '../../test/helpers/mem-repo';
 import { Key } from '../crypto/keys';
 import { deserializeError, isCairnError } from '../errors';
-import { hashID } from '../id';
+import { fromHex, hashID } from '../id';
 import type { BlobLocation } from '../index/master-index';
 import { encodeBlob } from '../repository/blob-codec';
 import { decodeRequest } from './decode-pool';
+import type { BlobList } from './decode-messages';
 
 beforeAll(initEngine);
 
@@ -24,6 +25,15 @@ async function packOf(key: Key, plains: Uint8Array[]): Promise<{ bytes: Uint8Arr
   const bytes = new Uint8Array(offset);
   sealed.reduce((at, s) => (bytes.set(s, at), at + s.length), 0);
   return { bytes, blobs };
+}
+
+/** `blobs` as a VerifyRequest lists them. */
+function listOf(blobs: BlobLocation[]): BlobList {
+  return {
+    ids: new Uint8Array(blobs.flatMap((b) => [...fromHex(b.id)])),
+    types: new Uint8Array(blobs.map((b) => (b.type === 'tree' ? 1 : 0))),
+    fields: new Float64Array(blobs.flatMap((b) => [b.offset, b.length, b.uncompressedLength])),
+  };
 }
 
 describe('decodeRequest with verify', () => {
@@ -44,27 +54,23 @@ describe('decodeRequest with verify', () => {
       buffer: bytes.buffer,
       offset: 0,
       length: bytes.length,
-      blobs: [blobs[0]!, blobs[1]!, wrongID, blobs[3]!],
-      verify: true,
+      verify: listOf([blobs[0]!, blobs[1]!, wrongID, blobs[3]!]),
     });
     expect(transfer).toEqual([bytes.buffer]);
-    if (reply.type !== 'decoded') throw new Error(reply.type);
-    expect(reply.extras).toEqual([]);
-    const [a, b, c, d] = reply.results;
-    expect(a).toEqual({ verified: true });
-    expect(b && 'error' in b && isCairnError(deserializeError(b.error), 'MAC_MISMATCH')).toBe(true);
-    expect(c && 'error' in c && isCairnError(deserializeError(c.error), 'HASH_MISMATCH')).toBe(true);
-    expect(d).toEqual({ verified: true });
+    if (reply.type !== 'verified') throw new Error(reply.type);
+    expect(reply.failures.map((f) => [f.blob, deserializeError(f.error)])).toEqual([
+      [1, expect.objectContaining({ code: 'MAC_MISMATCH' })],
+      [2, expect.objectContaining({ code: 'HASH_MISMATCH' })],
+    ]);
+    expect(reply.failures[1]!.error.message).toContain(`data blob ${blobs[0]!.id.slice(0, 8)} has the wrong content`);
   });
 
   it('a blob that claims more plain bytes than a blob may hold fails alone, without a buffer of that size', async () => {
     const key = Key.random();
     const { bytes, blobs } = await packOf(key, [generate({ kind: 'text', seed: 4, size: 50_000 }), generate({ kind: 'text', seed: 5, size: 60_000 })]);
     const claims = { ...blobs[0]!, uncompressedLength: 2 ** 40 };
-    const { reply } = await decodeRequest(key, { id: 1, buffer: bytes.buffer, offset: 0, length: bytes.length, blobs: [claims, blobs[1]!], verify: true });
-    if (reply.type !== 'decoded') throw new Error(reply.type);
-    const [bad, good] = reply.results;
-    expect(bad && 'error' in bad && isCairnError(deserializeError(bad.error), 'DECOMPRESS_FAILED')).toBe(true);
-    expect(good).toEqual({ verified: true });
+    const { reply } = await decodeRequest(key, { id: 1, buffer: bytes.buffer, offset: 0, length: bytes.length, verify: listOf([claims, blobs[1]!]) });
+    if (reply.type !== 'verified') throw new Error(reply.type);
+    expect(reply.failures.map((f) => [f.blob, isCairnError(deserializeError(f.error), 'DECOMPRESS_FAILED')])).toEqual([[0, true]]);
   });
 });
