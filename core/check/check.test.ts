@@ -4,6 +4,7 @@ import { MemSource } from '../../test/helpers/mem-source';
 import type { Backend } from '../backend/backend';
 import { encodeSnapshot, GoTime } from '../data';
 import { hashID } from '../id';
+import { CairnError } from '../errors';
 import type { IndexPack } from '../index/index-file';
 import { encodeBlob } from '../repository/blob-codec';
 import { PackerManager } from '../repository/packer-manager';
@@ -181,6 +182,49 @@ describe('check', () => {
     expect(r.problems.find((p) => p.kind === 'blob')!.message).toMatch(/file "\/gone.txt" blob aaaaaaaa not found in index/);
     expect(r.problems.find((p) => p.kind === 'tree')!.blob).toBe(missingTree);
     expect(r.ok).toBe(false);
+  });
+
+  it("reads the data while the trees are checked; its line and its problems still come after the trees'", async () => {
+    const { repo, backend } = await healthy();
+    const { packID, offset } = await dataPackOf(repo, 'three\n');
+    await replace(backend, { type: 'data', name: packID }, (b) => {
+      b[offset + 20]! ^= 1;
+      return b;
+    });
+    const tree = text(`{"nodes":[{"name":"gone.txt","type":"file",${T},"size":5,"content":["${'aa'.repeat(32)}"]}]}\n`);
+    await storeIndexed(repo, [{ type: 'tree', plain: tree }]);
+    const fresh = await healthyReopen(repo);
+    await snapshotOf(fresh, await hashID(tree));
+    // What happened in order: the lines check says, and each whole pack it reads for its data.
+    const log: string[] = [];
+    const load = fresh.backend.load.bind(fresh.backend);
+    fresh.backend.load = (h, o) => {
+      if (h.type === 'data' && o?.offset === undefined && o?.length === undefined) log.push('read a pack');
+      return load(h, o);
+    };
+    const r = await check(fresh, { readData: true, onMessage: (l) => log.push(l) });
+    expect(log.indexOf('read a pack')).toBeGreaterThan(log.indexOf('check snapshots, trees and blobs'));
+    expect(log.indexOf('read a pack')).toBeLessThan(log.indexOf('read all data'));
+    expect(log.filter((l) => l !== 'read a pack')).toEqual(['load indexes', 'check all packs', 'check snapshots, trees and blobs', 'read all data']);
+    expect(r.problems.map((p) => `${p.kind}:${p.code}`)).toEqual(['blob:BLOB_NOT_FOUND', 'pack-hash:HASH_MISMATCH', 'blob:MAC_MISMATCH']);
+  });
+
+  it('when the trees cannot be checked at all, the data read beside them is stopped before check fails', async () => {
+    const { repo } = await healthy();
+    const fresh = await healthyReopen(repo);
+    const listIDs = fresh.listIDs.bind(fresh);
+    fresh.listIDs = (t, signal) => (t === 'snapshots' ? Promise.reject(new CairnError('NETWORK', 'snapshots unreachable')) : listIDs(t, signal));
+    let reads = 0;
+    const load = fresh.backend.load.bind(fresh.backend);
+    fresh.backend.load = async (h, o) => {
+      if (h.type === 'data' && o?.offset === undefined) reads++;
+      await new Promise((r) => setTimeout(r, 0));
+      return load(h, o);
+    };
+    await expect(check(fresh, { readData: true })).rejects.toThrow('snapshots unreachable');
+    const after = reads;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(reads).toBe(after);
   });
 
   it.each([

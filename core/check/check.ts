@@ -45,7 +45,11 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
   const { signal } = opts;
   const problems: CheckProblem[] = [];
   const say = (s: string) => opts.onMessage?.(s);
-  const problem: Report = (p) => problems.push({ code: 'INTERNAL', ...p } as CheckProblem);
+  const into =
+    (list: CheckProblem[]): Report =>
+    (p) =>
+      list.push({ code: 'INTERNAL', ...p } as CheckProblem);
+  const problem = into(problems);
 
   say('load indexes');
   const indexed = await loadIndexes(repo, problem, signal);
@@ -56,27 +60,55 @@ export async function check(repo: Repository, opts: CheckOptions = {}): Promise<
   const stored = await checkPackList(repo, indexed, problem, signal);
 
   say('check snapshots, trees and blobs');
-  const snapshots = await checkSnapshots(repo, problem, signal);
-
-  if (opts.readData || opts.readDataSubset) await readData(repo, indexed, stored, opts, problem);
+  // The data is read while the trees are checked (the decode threads would wait otherwise);
+  // its message and its problems still come after the trees', in restic's order.
+  const data = opts.readData || opts.readDataSubset ? dataToRead(indexed, stored, opts) : undefined;
+  const dataProblems: CheckProblem[] = [];
+  const reading = data && startReading(repo, data.packs, into(dataProblems), opts);
+  let snapshots: number;
+  try {
+    snapshots = await checkSnapshots(repo, problem, signal);
+  } catch (e) {
+    await reading?.stop();
+    throw e;
+  }
+  if (data && reading) {
+    say(data.message);
+    await reading.done;
+    problems.push(...dataProblems);
+  }
   await nameAffectedFiles(repo, problems, indexed, signal);
   return { problems, ok: !problems.some((p) => !p.hint), snapshots, packs: stored.size };
 }
 
-/** The packs to read (all indexed and stored ones, or the chosen subset), then read them. */
-async function readData(repo: Repository, indexed: Map<ID, PackedBlob[]>, stored: Map<ID, number>, opts: CheckOptions, problem: Report): Promise<void> {
+type PackToRead = { id: ID; size: number; blobs: PackedBlob[] };
+
+/** The packs to read (all indexed and stored ones, or the chosen subset) and the line that says which. */
+function dataToRead(indexed: Map<ID, PackedBlob[]>, stored: Map<ID, number>, opts: CheckOptions): { packs: PackToRead[]; message: string } {
   let packs: ID[];
+  let message = 'read all data';
   if (opts.readDataSubset) {
     const sizes = new Map([...indexed].map(([id, blobs]) => [id, expectedPackSize(blobs)]));
     const choice = selectSubset(sizes, opts.readDataSubset, opts.random);
-    opts.onMessage?.(choice.message);
+    message = choice.message;
     packs = choice.packs;
-  } else {
-    opts.onMessage?.('read all data');
-    packs = [...indexed.keys()];
-  }
-  const list = packs.filter((p) => stored.has(p)).map((id) => ({ id, size: stored.get(id)!, blobs: indexed.get(id)! }));
-  await readPacks(repo, list, problem, { signal: opts.signal, verifyPack: opts.verifyPack, concurrency: opts.readConcurrency, onProgress: opts.onProgress });
+  } else packs = [...indexed.keys()];
+  return { packs: packs.filter((p) => stored.has(p)).map((id) => ({ id, size: stored.get(id)!, blobs: indexed.get(id)! })), message };
+}
+
+/** Starts reading `packs`; `stop` ends it early (the caller failed) and waits for it to settle. */
+function startReading(repo: Repository, packs: PackToRead[], problem: Report, opts: CheckOptions): { done: Promise<void>; stop(): Promise<void> } {
+  const quit = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, quit.signal]) : quit.signal;
+  const done = readPacks(repo, packs, problem, { signal, verifyPack: opts.verifyPack, concurrency: opts.readConcurrency, onProgress: opts.onProgress });
+  done.catch(() => {}); // awaited by the caller, or dropped by stop
+  return {
+    done,
+    async stop() {
+      quit.abort();
+      await done.catch(() => {});
+    },
+  };
 }
 
 /** Adds to each problem with damaged or missing data the files that use it. */
