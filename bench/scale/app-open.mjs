@@ -14,8 +14,8 @@
 // browse; SCALE_PROFILE_PHASE=warm: of its warm ones; on a kept profile: of the warm open, browse and first search),
 // BENCH_CHROMIUM (/usr/bin/chromium), SCALE_OUT (a JSON file for the results),
 // SCALE_FILL_TIMEOUT_S (600: how long the offline fill may take; ~7 s a snapshot of 200 000 files),
-// SCALE_CONSOLE=<file> (the page's and its workers' console lines of the warm runs on a kept profile),
-// SCALE_COLD_ONLY=1 (each run is the cold open alone, on a fresh profile; its console lines too),
+// SCALE_CONSOLE=<file> (the page's and its workers' console lines, every run's),
+// SCALE_COLD_ONLY=1 (each run is the cold open alone, on a fresh profile),
 // SCALE_KEEP_PROFILE=<dir> (the Chromium profile is kept there: the first run fills it as above,
 // every later run, of this or another build served on the same port, starts Chromium on it and
 // measures the warm steps alone — a warm open, the newest snapshot's root, the two searches).
@@ -192,7 +192,7 @@ async function oneRun(app, loc, i) {
   const sampler = setInterval(() => (peak = Math.max(peak, profilePss(userDir))), 500);
   try {
     const page = ctx.pages()[0] ?? (await ctx.newPage());
-    if (process.env.SCALE_COLD_ONLY) logConsole(page);
+    logConsole(page);
     await page.goto(app.url + '#/snapshots');
     await page.getByLabel('Open an existing one').check();
     const profile = i === 0 && process.env.SCALE_PROFILE;

@@ -160,9 +160,9 @@ export class Repository {
     return parseJSON(json, `${type} ${id.slice(0, 8)}`, type === 'snapshots' ? 'BAD_SNAPSHOT' : 'BAD_INDEX');
   }
 
-  /** Loads, verifies and decrypts an unpacked file; returns its JSON bytes. */
-  async loadUnpacked(type: UnpackedType, id: ID, signal?: AbortSignal): Promise<Uint8Array> {
-    return this.#openUnpacked(type, id, await this.backend.load({ type, name: id }, { signal }));
+  /** Loads (or takes `fetched`, its bytes as read already), verifies and decrypts an unpacked file; returns its JSON bytes. */
+  async loadUnpacked(type: UnpackedType, id: ID, signal?: AbortSignal, fetched?: Promise<Uint8Array>): Promise<Uint8Array> {
+    return this.#openUnpacked(type, id, await (fetched ?? this.backend.load({ type, name: id }, { signal })));
   }
 
   /** Verifies and decrypts a fetched unpacked file, awaiting `pace` before each step. */

@@ -25,9 +25,9 @@ export interface SnapshotFilter {
 const DAMAGE: ReadonlySet<string> = new Set(['BAD_SNAPSHOT', 'HASH_MISMATCH', 'MAC_MISMATCH', 'DECOMPRESS_FAILED']);
 
 /** Loads one snapshot; a damaged file is a BAD_SNAPSHOT whose message starts "snapshot 1234abcd: ". */
-export async function loadSnapshot(repo: Repository, id: ID, signal?: AbortSignal): Promise<Snapshot> {
+export async function loadSnapshot(repo: Repository, id: ID, signal?: AbortSignal, fetched?: Promise<Uint8Array>): Promise<Snapshot> {
   try {
-    return decodeSnapshot(await repo.loadUnpacked('snapshots', id, signal));
+    return decodeSnapshot(await repo.loadUnpacked('snapshots', id, signal, fetched));
   } catch (e) {
     if (e instanceof CairnError && DAMAGE.has(e.code)) {
       const name = `snapshot ${id.slice(0, 8)}`;

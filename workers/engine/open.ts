@@ -28,6 +28,7 @@ import { deviceFor, requireDevice } from './device';
 import type { DeviceInfo } from '../../core/presign/handler';
 import { engineOwner } from './pack-journal';
 import { initWasm } from '../wasm';
+import { prefetchSnapshots, type SnapshotPrefetch } from './snapshot-prefetch';
 
 export interface Owner {
   hostname: string;
@@ -65,7 +66,13 @@ async function backendFor(loc: RepoLocation, offline: boolean, create: boolean):
   return { backend: cached, cached, device, lastKeyId: known?.keyId };
 }
 
-async function finish(loc: RepoLocation, repo: Repository, opened: Opened, offline: boolean, opts: OpenOptions): Promise<Session> {
+async function finish(
+  loc: RepoLocation,
+  repo: Repository,
+  opened: Opened,
+  offline: boolean,
+  opts: OpenOptions & { prefetched?: SnapshotPrefetch },
+): Promise<Session> {
   const { cached, device } = opened;
   const key = locationKey(loc);
   if (cached) {
@@ -78,7 +85,7 @@ async function finish(loc: RepoLocation, repo: Repository, opened: Opened, offli
     remembered = true;
   } else remembered = (await db.getRemembered(key).catch(() => undefined))?.repoId === repo.config.id;
   const outlines = cached ? outlineStore(repo.config.id) : undefined;
-  return new Session({ loc, locationKey: key, repo, cached, offline, remembered, device, outlines });
+  return new Session({ loc, locationKey: key, repo, cached, offline, remembered, device, outlines, prefetched: opts.prefetched });
 }
 
 export async function createRepository(loc: RepoLocation, password: string, owner: Owner, opts: OpenOptions & { kdf?: KdfParams } = {}): Promise<Session> {
@@ -94,8 +101,16 @@ export async function openRepository(loc: RepoLocation, password: string, opts: 
   const resolved = await resolve(loc);
   const offline = (opts.offline ?? false) && isRemote(resolved);
   const opened = await backendFor(resolved, offline, false);
-  const repo = await Repository.open(opened.backend, password, { keyHint: opened.lastKeyId });
-  return finish(resolved, repo, opened, offline, opts);
+  // The snapshot files are fetched while the key is derived (see ./snapshot-prefetch.ts).
+  const prefetched = prefetchSnapshots(opened.backend);
+  let repo: Repository;
+  try {
+    repo = await Repository.open(opened.backend, password, { keyHint: opened.lastKeyId });
+  } catch (e) {
+    prefetched.stop();
+    throw e;
+  }
+  return finish(resolved, repo, opened, offline, { ...opts, prefetched });
 }
 
 /** Opens with the remembered master key: no password, no scrypt. */

@@ -20,6 +20,7 @@ import { browserOffline, describeLocation, isRemote } from '../location';
 import type { DeviceInfo } from '../../core/presign/handler';
 import type { Access } from '../../core/presign/access';
 import { requireDevice } from './device';
+import type { SnapshotPrefetch } from './snapshot-prefetch';
 
 const TREE_CACHE_ENTRIES = 4000;
 
@@ -52,6 +53,7 @@ export class Session {
    */
   readonly #cacheReads = new Running();
   #listed!: () => void;
+  #prefetched: SnapshotPrefetch | undefined;
   /** Resolved once the page has been given the snapshot list (see listed()). */
   readonly firstList = new Promise<void>((r) => (this.#listed = r));
 
@@ -64,6 +66,8 @@ export class Session {
     remembered: boolean;
     device?: DeviceInfo;
     outlines?: OutlineStore;
+    /** The snapshot files the open fetched meanwhile: the first listing takes them. */
+    prefetched?: SnapshotPrefetch;
   }) {
     this.loc = init.loc;
     this.locationKey = init.locationKey;
@@ -74,6 +78,7 @@ export class Session {
     this.remembered = init.remembered;
     this.device = init.device;
     this.#outlineStore = init.outlines;
+    this.#prefetched = init.prefetched;
   }
 
   get backend(): Backend {
@@ -132,7 +137,9 @@ export class Session {
   /** Every snapshot, oldest first; decoded once per session, refreshed from the listing. */
   async snapshots(signal?: AbortSignal): Promise<SnapshotEntry[]> {
     const known = this.#snapshots ?? new Map<ID, SnapshotEntry>();
-    const ids = await this.repo.listIDs('snapshots', signal);
+    const early = this.#prefetched;
+    this.#prefetched = undefined;
+    const ids = await (early?.ids ?? this.repo.listIDs('snapshots', signal));
     const fresh = new Map<ID, SnapshotEntry>();
     const missing = ids.filter((id) => !known.has(id));
     for (const id of ids) if (known.has(id)) fresh.set(id, known.get(id)!);
@@ -140,7 +147,7 @@ export class Session {
     // an unreadable one is left out rather than hiding the others.
     await mapLimit(missing, 8, async (id) => {
       try {
-        fresh.set(id, { id, snapshot: await loadSnapshot(this.repo, id, signal) });
+        fresh.set(id, { id, snapshot: await loadSnapshot(this.repo, id, signal, early?.file(id)) });
       } catch (e) {
         if (e instanceof CairnError && e.code === 'ABORTED') throw e;
         if (e instanceof EngineFault) throw e;
