@@ -53,6 +53,17 @@ async function dataPackOf(repo: Repository, content: string): Promise<{ packID: 
   return repo.lookupBlob('data', await hashID(text(content)))!;
 }
 
+/** A healthy repository with one bit flipped inside the blob of 'three\n' (in pack `packID`). */
+async function withFlippedBit() {
+  const { repo, backend } = await healthy();
+  const { packID, offset } = await dataPackOf(repo, 'three\n');
+  await replace(backend, { type: 'data', name: packID }, (b) => {
+    b[offset + 20]! ^= 1;
+    return b;
+  });
+  return { repo, packID };
+}
+
 describe('check', () => {
   beforeAll(initEngine);
 
@@ -111,12 +122,7 @@ describe('check', () => {
   });
 
   it('with --read-data, a flipped bit in a blob: kinds "pack-hash" and "blob"', async () => {
-    const { repo, backend } = await healthy();
-    const { packID, offset } = await dataPackOf(repo, 'three\n');
-    await replace(backend, { type: 'data', name: packID }, (b) => {
-      b[offset + 20]! ^= 1;
-      return b;
-    });
+    const { repo, packID } = await withFlippedBit();
     expect((await check(repo)).ok).toBe(true); // structure alone looks fine
     const r = await check(repo, { readData: true });
     expect(kinds(r.problems)).toEqual(['blob:MAC_MISMATCH', 'pack-hash:HASH_MISMATCH']);
@@ -185,12 +191,7 @@ describe('check', () => {
   });
 
   it("reads the data while the trees are checked; its line and its problems still come after the trees'", async () => {
-    const { repo, backend } = await healthy();
-    const { packID, offset } = await dataPackOf(repo, 'three\n');
-    await replace(backend, { type: 'data', name: packID }, (b) => {
-      b[offset + 20]! ^= 1;
-      return b;
-    });
+    const { repo, packID } = await withFlippedBit();
     const tree = text(`{"nodes":[{"name":"gone.txt","type":"file",${T},"size":5,"content":["${'aa'.repeat(32)}"]}]}\n`);
     await storeIndexed(repo, [{ type: 'tree', plain: tree }]);
     const fresh = await healthyReopen(repo);
@@ -272,12 +273,7 @@ describe('check --read-data-subset', () => {
   beforeAll(initEngine);
 
   it('n/t reads exactly the packs of group n: a damaged pack is found by its group only', async () => {
-    const { repo, backend } = await healthy();
-    const { packID, offset } = await dataPackOf(repo, 'three\n');
-    await replace(backend, { type: 'data', name: packID }, (b) => {
-      b[offset + 20]! ^= 1;
-      return b;
-    });
+    const { repo, packID } = await withFlippedBit();
     const group = parseInt(packID.slice(0, 2), 16) % 7;
     for (let n = 1; n <= 7; n++) {
       const lines: string[] = [];
