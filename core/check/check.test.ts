@@ -191,7 +191,7 @@ describe('check', () => {
   });
 
   it("reads the data while the trees are checked; its line and its problems still come after the trees'", async () => {
-    const { repo, packID } = await withFlippedBit();
+    const { repo } = await withFlippedBit();
     const tree = text(`{"nodes":[{"name":"gone.txt","type":"file",${T},"size":5,"content":["${'aa'.repeat(32)}"]}]}\n`);
     await storeIndexed(repo, [{ type: 'tree', plain: tree }]);
     const fresh = await healthyReopen(repo);
