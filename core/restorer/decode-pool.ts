@@ -7,7 +7,7 @@
 // Threads start on first use. The thread side is `decodeRequest`.
 
 import { Key } from '../crypto/keys';
-import { deserializeError, serializeError, throwIfAborted, type SerializedError } from '../errors';
+import { CairnError, deserializeError, serializeError, throwIfAborted, type SerializedError } from '../errors';
 import { PACK_BUFFER_SIZE } from '../pack/packer';
 import { decodeBlob, plainLength, scratchFor, verifyBlob } from '../repository/blob-codec';
 import { crc32 } from './crc32';
@@ -132,7 +132,7 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
   return {
     async decodePack(key, bytes, blobs, signal, opts) {
       const { m, back } = await request(key, bytes, { blobs, crc: opts?.crc, own: opts?.own, together: opts?.together }, signal);
-      if (m.type !== 'decoded') throw new Error(`decode thread: ${m.type} for a decode request`);
+      if (m.type !== 'decoded') throw new CairnError('INTERNAL', `decode thread: ${m.type} for a decode request`);
       const results = m.results.map((r) => {
         if ('error' in r) return { error: deserializeError(r.error) };
         if ('extra' in r) return { plain: r.at === undefined ? m.extras[r.extra]! : new Uint8Array(m.extras[r.extra]!.buffer, r.at, r.length), crc: r.crc };
@@ -143,7 +143,7 @@ export function decodePool(spawn: SpawnDecoder, threadCount: number): DecodePool
     async verifyPack(key, bytes, blobs, signal) {
       const { list, transfer } = blobList(blobs);
       const { m, back } = await request(key, bytes, { verify: list }, signal, transfer);
-      if (m.type !== 'verified') throw new Error(`decode thread: ${m.type} for a verify request`);
+      if (m.type !== 'verified') throw new CairnError('INTERNAL', `decode thread: ${m.type} for a verify request`);
       const errors: unknown[] = new Array(blobs.length).fill(undefined);
       for (const f of m.failures) errors[f.blob] = deserializeError(f.error);
       return { bytes: back, errors };
